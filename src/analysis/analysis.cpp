@@ -1,0 +1,140 @@
+#include "analysis/analysis.h"
+
+#include <cmath>
+#include <set>
+
+#include <fmt/format.h>
+
+namespace dlcbench {
+namespace {
+
+constexpr double kAlpha = 0.05;
+
+EnvironmentStats* find_env(CaseAnalysis& c, const std::string& env) {
+  for (auto& e : c.envs)
+    if (e.env == env) return &e;
+  return nullptr;
+}
+
+}  // namespace
+
+std::string overhead_verdict(const RatioEstimate& r, std::size_t n_env, std::size_t n_baseline) {
+  if (n_env < 2 || n_baseline < 2)
+    return fmt::format("{:+.1f}%; too few runs for a confidence interval (use --runs 2 or more)",
+                       100 * (r.ratio - 1));
+  if (std::isnan(r.ci95_low))
+    return fmt::format("{:+.1f}%; confidence interval unbounded: the baseline is too noisy", 100 * (r.ratio - 1));
+  const auto ci = fmt::format("95% CI {:+.1f}% .. {:+.1f}%", 100 * (r.ci95_low - 1), 100 * (r.ci95_high - 1));
+  const bool significant = r.test.p_value < kAlpha && (r.ci95_low > 1 || r.ci95_high < 1);
+  if (!significant) return fmt::format("no measurable overhead ({}, p = {:.2g})", ci, r.test.p_value);
+  return fmt::format("{} by {:.1f}% ({}, p = {:.2g})", r.ratio > 1 ? "slower" : "faster",
+                     100 * std::fabs(r.ratio - 1), ci, r.test.p_value);
+}
+
+Analysis analyze(const nlohmann::json& manifest, const std::vector<nlohmann::json>& records) {
+  Analysis a;
+  a.baseline = manifest.at("plan").value("baseline", std::string("host"));
+  std::vector<std::string> env_order;
+  for (const auto& e : manifest.at("plan").at("environments")) env_order.push_back(e.get<std::string>());
+  for (const auto& c : manifest.at("plan").at("cases")) {
+    CaseAnalysis ca;
+    ca.case_id = c.at("id").get<std::string>();
+    for (const auto& e : env_order) {
+      EnvironmentStats stats;
+      stats.env = e;
+      ca.envs.push_back(std::move(stats));
+    }
+    a.cases.push_back(std::move(ca));
+  }
+  auto find_case = [&](const std::string& id) -> CaseAnalysis* {
+    for (auto& c : a.cases)
+      if (c.case_id == id) return &c;
+    return nullptr;
+  };
+
+  // Samples of one launch are kept apart until the launch is known to have
+  // finished, so a launch cut short contributes no run mean.
+  struct Pending {
+    std::vector<double> measured;
+    std::vector<double> losses;
+  };
+  std::map<std::tuple<std::string, std::string, int>, Pending> pending;
+
+  for (const auto& r : records) {
+    const std::string type = r.value("type", "");
+    if (type == "environment_unavailable" || type == "environment_dropped") {
+      a.notes.push_back(fmt::format("{}: {}", r.value("env", "?"), r.value("reason", "")));
+      continue;
+    }
+    if (!r.contains("case") || !r.contains("env")) continue;
+    CaseAnalysis* ca = find_case(r.at("case").get<std::string>());
+    if (!ca) continue;
+    EnvironmentStats* es = find_env(*ca, r.at("env").get<std::string>());
+    if (!es) continue;
+    const auto key = std::make_tuple(ca->case_id, es->env, r.value("round", 0));
+
+    if (type == "fingerprint") {
+      if (!es->fingerprint) {
+        es->fingerprint = r;
+        es->dataset = r.value(nlohmann::json::json_pointer("/dataset/name"), std::string("?"));
+        es->in_container = r.value(nlohmann::json::json_pointer("/container/in_container"), false);
+      } else {
+        for (const auto& m : compare_fingerprints(*es->fingerprint, r))
+          es->fingerprint_changes.push_back(fmt::format("round {}: {} {} -> {}", r.value("round", 0), m.field,
+                                                        m.baseline_value, m.other_value));
+      }
+    } else if (type == "sample") {
+      const double s = r.value("seconds", std::nan(""));
+      if (r.value("phase", "") == "warmup") {
+        es->warmup_seconds.push_back(s);
+      } else {
+        pending[key].measured.push_back(s);
+        if (r.contains("loss") && r["loss"].is_number()) pending[key].losses.push_back(r["loss"].get<double>());
+      }
+    } else if (type == "launch") {
+      Pending p = std::move(pending[key]);
+      pending.erase(key);
+      if (r.value("ok", false) && !p.measured.empty()) {
+        es->run_means.push_back(mean(p.measured));
+        es->batch_seconds.insert(es->batch_seconds.end(), p.measured.begin(), p.measured.end());
+        if (!es->first_loss && !p.losses.empty()) {
+          es->first_loss = p.losses.front();
+          es->last_loss = p.losses.back();
+        }
+      } else {
+        ++es->failed_launches;
+        es->failures.push_back(fmt::format("round {}: {}", r.value("round", 0), r.value("cause", "failed")));
+      }
+    }
+  }
+  for (const auto& [key, p] : pending)
+    if (!p.measured.empty())
+      a.notes.push_back(fmt::format("{} in {}, round {}: {} samples of a launch that did not finish "
+                                    "(interrupted); kept in results.jsonl, left out of the statistics",
+                                    std::get<0>(key), std::get<1>(key), std::get<2>(key), p.measured.size()));
+
+  for (auto& ca : a.cases) {
+    for (auto& es : ca.envs) {
+      es.runs = summarize(es.run_means);
+      es.batches = summarize(es.batch_seconds);
+    }
+    const EnvironmentStats* base = find_env(ca, a.baseline);
+    if (!base || base->run_means.empty()) continue;
+    for (const auto& es : ca.envs) {
+      if (es.env == a.baseline || es.run_means.empty()) continue;
+      Overhead o;
+      o.env = es.env;
+      o.estimate = ratio_of_means(es.run_means, base->run_means);
+      o.verdict = overhead_verdict(o.estimate, es.run_means.size(), base->run_means.size());
+      if (base->fingerprint && es.fingerprint) o.mismatches = compare_fingerprints(*base->fingerprint, *es.fingerprint);
+      for (const auto& change : es.fingerprint_changes) o.mismatches.push_back({"changed between rounds", "", change});
+      for (const auto& change : base->fingerprint_changes)
+        o.mismatches.push_back({"baseline changed between rounds", change, ""});
+      if (!o.mismatches.empty()) a.comparable = false;
+      ca.overheads.push_back(std::move(o));
+    }
+  }
+  return a;
+}
+
+}  // namespace dlcbench

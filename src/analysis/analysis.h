@@ -1,0 +1,63 @@
+// Turns manifest.json and results.jsonl into per-case statistics and
+// overheads. Reports are computed from this and nothing else, so every
+// figure can be recomputed from the two files.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "analysis/comparability.h"
+#include "core/statistics.h"
+
+namespace dlcbench {
+
+struct EnvironmentStats {
+  std::string env;
+  // The statistical unit is one launch of the worker (one round): its mean
+  // seconds per batch. Batches within one process are not independent, so
+  // confidence intervals are taken over launches, as hyperfine does over runs.
+  std::vector<double> run_means;
+  std::vector<double> batch_seconds;   // every measured batch, all rounds
+  std::vector<double> warmup_seconds;  // warm-up batches, reported apart
+  Summary runs;                        // summary of run_means
+  Summary batches;                     // summary of batch_seconds
+  int failed_launches = 0;
+  std::vector<std::string> failures;   // causes, one per failed launch
+  std::optional<nlohmann::json> fingerprint;  // from the first launch
+  std::vector<std::string> fingerprint_changes;  // fields that changed between rounds
+  std::optional<double> first_loss, last_loss;   // of the first successful launch
+  std::string dataset;  // e.g. "mnist" or "synthetic"
+  bool in_container = false;
+};
+
+struct Overhead {
+  std::string env;
+  RatioEstimate estimate;  // env mean / baseline mean
+  std::string verdict;     // in words
+  std::vector<Mismatch> mismatches;  // non-empty: not like for like
+};
+
+struct CaseAnalysis {
+  std::string case_id;
+  std::string unit = "s/batch";
+  std::vector<EnvironmentStats> envs;  // in the plan's order
+  std::vector<Overhead> overheads;     // one per non-baseline env with data
+};
+
+struct Analysis {
+  std::string baseline;
+  std::vector<CaseAnalysis> cases;
+  std::vector<std::string> notes;  // environments unavailable, skipped lines, ...
+  bool comparable = true;          // false if any overhead had mismatches
+};
+
+Analysis analyze(const nlohmann::json& manifest, const std::vector<nlohmann::json>& records);
+
+// "no measurable overhead (95% CI -1.2% .. +0.8%)", "slower by 3.1% (...)".
+std::string overhead_verdict(const RatioEstimate& r, std::size_t n_env, std::size_t n_baseline);
+
+}  // namespace dlcbench

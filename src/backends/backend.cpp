@@ -1,0 +1,16 @@
+#include "backends/backend.h"
+
+#include <fmt/format.h>
+
+#include "backends/torch/torch_backend.h"
+#include "core/errors.h"
+
+namespace dlcbench {
+
+std::unique_ptr<Backend> make_backend(const std::string& name, int threads) {
+  if (name == "torch") return make_torch_backend(threads);
+  throw UsageError(fmt::format("unknown back end '{}': valid back ends are {}", name,
+                               fmt::join(backend_names(), ", ")));
+}
+
+}  // namespace dlcbench

@@ -1,0 +1,43 @@
+// What a back end (a framework that trains the networks) provides to the
+// worker. The worker does the timing; the back end does the work.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "core/case_spec.h"
+#include "data/dataset.h"
+#include "workloads/registry.h"
+
+namespace dlcbench {
+
+class TrainingSession {
+ public:
+  virtual ~TrainingSession() = default;
+  // Not timed: makes mini-batch `index` (wrapping around the data set) the
+  // input of the next step. The data is already in memory.
+  virtual void load_batch(std::size_t index) = 0;
+  // Timed: one forward pass, backward pass and optimiser step on the loaded
+  // batch. Returns the loss of that forward pass.
+  virtual double train_step() = 0;
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  // Library name and version and the thread settings in force, for the
+  // fingerprint.
+  virtual nlohmann::json describe() const = 0;
+  virtual std::unique_ptr<TrainingSession> prepare(const WorkloadInfo& workload,
+                                                   const ClassificationData& data,
+                                                   const CaseSpec& spec) = 0;
+};
+
+// Creates the back end and applies the thread count before any work, so the
+// setting holds for everything it runs.
+std::unique_ptr<Backend> make_backend(const std::string& name, int threads);
+
+}  // namespace dlcbench

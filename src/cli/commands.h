@@ -1,0 +1,30 @@
+// The subcommands of the dlcbench binary, one file each.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+namespace dlcbench::cli {
+
+// Each adds its subcommand to the app; the callback runs it and sets the exit
+// code through the returned reference.
+void add_worker_command(CLI::App& app, int& exit_code);
+void add_run_command(CLI::App& app, int& exit_code);
+void add_data_command(CLI::App& app, int& exit_code);
+void add_list_command(CLI::App& app, int& exit_code);
+void add_report_command(CLI::App& app, int& exit_code);
+
+// The command line as the user typed it, recorded in the manifest.
+void set_invocation(int argc, char** argv);
+const std::vector<std::string>& invocation();
+
+// Exit codes shared by the subcommands.
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitFailure = 1;      // something failed while running
+inline constexpr int kExitUsage = 2;        // bad input: the message says how to fix it
+inline constexpr int kExitNotComparable = 3;  // measured, but not like for like
+inline constexpr int kExitInterrupted = 130;
+
+}  // namespace dlcbench::cli

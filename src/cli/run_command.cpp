@@ -1,0 +1,255 @@
+// `dlcbench run`: plans the cases, runs them round by round in every
+// environment, saves every sample as it arrives and prints the comparison.
+#include <signal.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <ctime>
+#include <iostream>
+#include <random>
+
+#include <fmt/chrono.h>
+#include <fmt/format.h>
+
+#include "analysis/analysis.h"
+#include "cli/commands.h"
+#include "core/errors.h"
+#include "core/fingerprint.h"
+#include "core/process.h"
+#include "core/results_file.h"
+#include "data/dataset.h"
+#include "data/mnist.h"
+#include "orchestrator/plan.h"
+#include "orchestrator/scheduler.h"
+#include "report/console.h"
+#include "workloads/registry.h"
+
+namespace fs = std::filesystem;
+
+namespace dlcbench::cli {
+namespace {
+
+std::atomic<bool> g_interrupted{false};
+
+void on_signal(int) { g_interrupted.store(true); }
+
+struct RunOptions {
+  std::string workloads = "fcn5";
+  std::string backends = "torch";
+  std::string device = "cpu";
+  std::string envs;  // empty: host and every runtime found
+  std::string batches;
+  int runs = 20;
+  int warmup = 5;
+  int iters = 20;
+  int threads = 0;  // 0: every CPU this process may use
+  std::string data = default_data_root().string();
+  std::string out = "results";
+  std::string image;
+  std::string baseline = "host";
+  std::uint64_t seed = 0;  // 0: random, recorded
+  double case_timeout = 1800;
+};
+
+std::string now_iso() {
+  return fmt::format("{:%Y-%m-%dT%H:%M:%SZ}", fmt::gmtime(std::time(nullptr)));
+}
+
+std::string make_run_id(std::uint64_t seed) {
+  return fmt::format("{:%Y%m%d-%H%M%S}-{:04x}", fmt::gmtime(std::time(nullptr)), seed & 0xffff);
+}
+
+int cpu_count() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) != 0) return 1;
+  return CPU_COUNT(&set);
+}
+
+// Fails early, before anything is launched, if the data is missing or bad.
+void check_data(const Plan& plan) {
+  if (plan.data == kSyntheticData) return;
+  if (!fs::is_directory(plan.data))
+    throw DataError(fmt::format("data folder {} does not exist: run `dlcbench data fetch mnist` (it "
+                                "downloads to {} by default) or pass --data synthetic",
+                                plan.data, default_data_root().string()));
+  for (const auto& c : plan.cases)
+    if (find_workload(c.workload)->dataset == "mnist") {
+      const auto dir = dataset_folder(plan.data, "mnist");
+      load_mnist(dir, "train");
+    }
+}
+
+std::vector<std::string> default_environments() {
+  std::vector<std::string> envs = {"host"};
+  if (find_program("docker")) envs.push_back("docker");
+  return envs;
+}
+
+int run(const RunOptions& o, const std::vector<std::string>& command_line) {
+  PlanRequest request;
+  request.workloads = split_list(o.workloads);
+  request.backends = split_list(o.backends);
+  request.device = o.device;
+  for (const auto& b : split_list(o.batches)) {
+    try {
+      request.batches.push_back(std::stoi(b));
+    } catch (const std::exception&) {
+      throw UsageError(fmt::format("--batch: '{}' is not a number", b));
+    }
+  }
+  request.warmup = o.warmup;
+  request.iters = o.iters;
+  request.threads = o.threads > 0 ? o.threads : cpu_count();
+
+  Plan plan;
+  plan.cases = expand_cases(request);
+  const auto env_names = o.envs.empty() ? default_environments() : split_list(o.envs);
+  for (const auto& e : env_names) {
+    auto r = parse_environment_request(e);
+    if (r.name == "docker" && !o.image.empty() && !r.options.count("image")) r.options["image"] = o.image;
+    for (const auto& existing : plan.environments)
+      if (existing.text == r.text) throw UsageError(fmt::format("environment {} is listed twice", r.text));
+    plan.environments.push_back(r);
+  }
+  if (o.runs < 1) throw UsageError("--runs must be at least 1");
+  plan.runs = o.runs;
+  plan.seed = o.seed ? o.seed : std::random_device{}();
+  plan.data = o.data == kSyntheticData ? o.data : fs::absolute(o.data).string();
+  plan.case_timeout_seconds = o.case_timeout;
+  plan.baseline = o.baseline;
+  if (std::none_of(plan.environments.begin(), plan.environments.end(),
+                   [&](const auto& e) { return e.text == plan.baseline; }))
+    throw UsageError(fmt::format("baseline environment '{}' is not among --envs ({})", plan.baseline,
+                                 fmt::join(env_names, ",")));
+  check_data(plan);
+
+  const std::string run_id = make_run_id(plan.seed);
+  const fs::path dir = fs::path(o.out) / run_id;
+  fs::create_directories(dir);
+  const fs::path manifest_file = dir / "manifest.json";
+
+  // Identical settings for every worker, wherever it runs.
+  std::vector<std::pair<std::string, std::string>> worker_env;
+  const auto threads = std::to_string(request.threads);
+  for (const char* v : {"OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"}) worker_env.emplace_back(v, threads);
+  if (const char* core = std::getenv("OPENBLAS_CORETYPE"); core && *core) worker_env.emplace_back("OPENBLAS_CORETYPE", core);
+
+  nlohmann::json manifest;
+  manifest["schema_version"] = 1;
+  manifest["run_id"] = run_id;
+  manifest["command_line"] = command_line;
+  manifest["dlcbench_version"] = DLCBENCH_VERSION;
+  manifest["plan"] = plan;
+  manifest["round_orders"] = round_orders(plan.environments.size(), plan.runs, plan.seed);
+  manifest["worker_env"] = nlohmann::json::object();
+  for (const auto& [k, v] : worker_env) manifest["worker_env"][k] = v;
+  manifest["orchestrator"] = environment_fingerprint();
+  manifest["started_at"] = now_iso();
+  manifest["status"] = "running";
+  manifest["environments"] = nlohmann::json::object();
+  write_json_atomically(manifest_file, manifest);
+
+  ResultsWriter results(dir / "results.jsonl");
+  std::cerr << fmt::format("dlcbench run {}: {} case(s) x {} environment(s) x {} run(s), {} threads; writing {}\n",
+                           run_id, plan.cases.size(), plan.environments.size(), plan.runs, request.threads,
+                           dir.string());
+
+  struct sigaction sa {};
+  sa.sa_handler = on_signal;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+  sigaction(SIGHUP, &sa, nullptr);
+
+  const EnvironmentContext context{fs::read_symlink("/proc/self/exe"), run_id};
+  std::vector<ScheduledEnvironment> environments;
+  bool any_unavailable = false;
+  for (const auto& request_env : plan.environments) {
+    ScheduledEnvironment s{request_env.text, make_environment(request_env, context), ""};
+    std::cerr << fmt::format("preparing {} ...\n", s.label);
+    try {
+      s.environment->prepare();
+      manifest["environments"][s.label] = s.environment->describe();
+    } catch (const EnvironmentUnavailable& e) {
+      s.unavailable = e.what();
+      any_unavailable = true;
+      manifest["environments"][s.label] = {{"unavailable", s.unavailable}};
+      results.append({{"type", "environment_unavailable"}, {"env", s.label}, {"reason", s.unavailable}});
+      std::cerr << fmt::format("warning: environment {} is unavailable and will be skipped: {}\n", s.label,
+                               s.unavailable);
+    }
+    environments.push_back(std::move(s));
+  }
+  write_json_atomically(manifest_file, manifest);
+
+  ScheduleOptions options;
+  options.run_id = run_id;
+  options.worker_env = worker_env;
+  options.cancel = &g_interrupted;
+  options.log = [](const std::string& line) { std::cerr << line << "\n"; };
+  ScheduleResult outcome;
+  if (!g_interrupted) outcome = run_schedule(plan, environments, results, options);
+  outcome.interrupted = outcome.interrupted || g_interrupted;
+  results.sync();
+
+  manifest["ended_at"] = now_iso();
+  manifest["status"] = outcome.interrupted ? "interrupted" : (outcome.failed_launches ? "completed with failures" : "completed");
+  manifest["launches"] = outcome.launches;
+  manifest["failed_launches"] = outcome.failed_launches;
+  write_json_atomically(manifest_file, manifest);
+
+  // The report is computed from the files, exactly as `dlcbench report` does.
+  const auto content = read_results(dir / "results.jsonl");
+  const Analysis analysis = analyze(read_json_file(manifest_file), content.records);
+  std::cout << render_console(analysis);
+  std::cout << fmt::format("\nresults: {}\n", dir.string());
+
+  if (outcome.interrupted) {
+    std::cerr << "interrupted: the samples measured so far are in " << (dir / "results.jsonl").string()
+              << "; the manifest records the run as interrupted\n";
+    return kExitInterrupted;
+  }
+  if (!analysis.comparable) {
+    std::cerr << "error: some environments did not run like for like (see NOT COMPARED above); fix the "
+                 "settings that differ, then run again\n";
+    return kExitNotComparable;
+  }
+  return (any_unavailable || outcome.failed_launches) ? kExitFailure : kExitOk;
+}
+
+}  // namespace
+
+void add_run_command(CLI::App& app, int& exit_code) {
+  auto o = std::make_shared<RunOptions>();
+  auto* cmd = app.add_subcommand("run", "Measure workloads on the host and in container runtimes, and compare");
+  cmd->add_option("--workloads", o->workloads, "Comma-separated workloads (see `dlcbench list`)")->capture_default_str();
+  cmd->add_option("--backends", o->backends, "Comma-separated back ends")->capture_default_str();
+  cmd->add_option("--device", o->device, "cpu or gpu")->capture_default_str();
+  cmd->add_option("--envs", o->envs, "Comma-separated environments, e.g. host,docker (default: host and every runtime found)");
+  cmd->add_option("--batch", o->batches, "Batch size, or a comma-separated sweep such as 64,128,256 (default: per workload)");
+  cmd->add_option("--runs", o->runs, "Rounds: launches of each case in each environment")->capture_default_str();
+  cmd->add_option("--warmup", o->warmup, "Warm-up batches per launch, reported apart")->capture_default_str();
+  cmd->add_option("--iters", o->iters, "Measured batches per launch")->capture_default_str();
+  cmd->add_option("--threads", o->threads, "Compute threads in every environment (default: CPUs available)");
+  cmd->add_option("--data", o->data, "Data folder, or `synthetic`")->capture_default_str();
+  cmd->add_option("--out", o->out, "Folder for results/<run-id>/")->capture_default_str();
+  cmd->add_option("--image", o->image, "Docker image to use instead of building one (must hold " "/opt/dlcbench/bin/dlcbench)");
+  cmd->add_option("--baseline", o->baseline, "Environment the others are compared with")->capture_default_str();
+  cmd->add_option("--seed", o->seed, "Seed of the environment order per round (default: random, recorded)");
+  cmd->add_option("--case-timeout", o->case_timeout, "Seconds before a launch is stopped as hung")->capture_default_str();
+  cmd->callback([o, &exit_code] {
+    try {
+      exit_code = run(*o, invocation());
+    } catch (const UsageError& e) {
+      std::cerr << "error: " << e.what() << "\n";
+      exit_code = kExitUsage;
+    } catch (const DataError& e) {
+      std::cerr << "error: " << e.what() << "\n";
+      exit_code = kExitUsage;
+    }
+  });
+}
+
+}  // namespace dlcbench::cli

@@ -1,0 +1,128 @@
+// `dlcbench worker`: runs one case in the current environment and prints JSON
+// lines on stdout: a fingerprint, then one sample per mini-batch, then a
+// summary. The orchestrator starts it on the host or inside a container; it
+// never knows which.
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "backends/backend.h"
+#include "cli/commands.h"
+#include "core/errors.h"
+#include "core/fingerprint.h"
+#include "core/timer.h"
+#include "data/dataset.h"
+
+namespace dlcbench::cli {
+namespace {
+
+struct WorkerOptions {
+  CaseSpec spec;
+  std::string data = default_data_root().string();
+  bool json = true;
+};
+
+void emit(const nlohmann::json& line) {
+  const std::string text = line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  std::fwrite(text.data(), 1, text.size(), stdout);
+  std::fflush(stdout);
+}
+
+ClassificationData load_training_data(const WorkerOptions& o, const WorkloadInfo& w) {
+  if (o.data == kSyntheticData) {
+    // Same example shape as the real set; enough examples for many batches.
+    const std::size_t count = std::max<std::size_t>(8192, 4 * static_cast<std::size_t>(o.spec.batch));
+    return make_synthetic({w.model.layer_sizes.front()},
+                          static_cast<int>(w.model.layer_sizes.back()), count, o.spec.seed);
+  }
+  if (w.dataset == "mnist") return load_mnist_training(o.data);
+  throw UsageError(fmt::format("workload {} needs data set {}, which has no loader yet", w.name, w.dataset));
+}
+
+int run_worker(const WorkerOptions& o) {
+  const CaseSpec& spec = o.spec;
+  validate_case_names(spec.workload, spec.backend, spec.device);
+  if (spec.threads < 1) throw UsageError("--threads must be at least 1");
+  if (spec.batch < 1) throw UsageError("--batch must be at least 1");
+  if (spec.iters < 1) throw UsageError("--iters must be at least 1");
+  if (spec.warmup < 0) throw UsageError("--warmup cannot be negative");
+  const WorkloadInfo& workload = *find_workload(spec.workload);
+
+  auto backend = make_backend(spec.backend, spec.threads);
+  Stopwatch load_clock;
+  const ClassificationData data = load_training_data(o, workload);
+  const double load_seconds = load_clock.seconds();
+
+  auto fingerprint = environment_fingerprint();
+  fingerprint["type"] = "fingerprint";
+  fingerprint["case"] = spec;
+  fingerprint["backend"] = backend->describe();
+  fingerprint["dataset"] = describe(data);
+  fingerprint["dataset"]["load_seconds"] = load_seconds;
+  emit(fingerprint);
+
+  auto session = backend->prepare(workload, data, spec);
+  const int total = spec.warmup + spec.iters;
+  double measured_sum = 0;
+  for (int i = 0; i < total; ++i) {
+    session->load_batch(static_cast<std::size_t>(i));
+    Stopwatch step_clock;
+    const double loss = session->train_step();
+    const double seconds = step_clock.seconds();
+    const bool warmup = i < spec.warmup;
+    if (!warmup) measured_sum += seconds;
+    emit({{"type", "sample"},
+          {"phase", warmup ? "warmup" : "measured"},
+          {"iter", warmup ? i : i - spec.warmup},
+          {"seconds", seconds},
+          {"loss", std::isfinite(loss) ? nlohmann::json(loss) : nlohmann::json()}});
+  }
+  emit({{"type", "done"},
+        {"measured", spec.iters},
+        {"mean_seconds", measured_sum / spec.iters},
+        {"unit", workload.unit}});
+  return kExitOk;
+}
+
+}  // namespace
+
+void add_worker_command(CLI::App& app, int& exit_code) {
+  auto options = std::make_shared<WorkerOptions>();
+  auto* cmd = app.add_subcommand("worker", "Run one case here and print JSON lines (used by `run`)");
+  CaseSpec& s = options->spec;
+  cmd->add_option("--workload", s.workload, "Workload name (see `dlcbench list`)")->capture_default_str();
+  cmd->add_option("--backend", s.backend, "Back end name")->capture_default_str();
+  cmd->add_option("--device", s.device, "cpu or gpu")->capture_default_str();
+  cmd->add_option("--batch", s.batch, "Mini-batch size")->capture_default_str();
+  cmd->add_option("--warmup", s.warmup, "Warm-up steps, reported apart")->capture_default_str();
+  cmd->add_option("--iters", s.iters, "Measured steps")->capture_default_str();
+  cmd->add_option("--threads", s.threads, "Compute threads")->capture_default_str();
+  cmd->add_option("--seed", s.seed, "Seed for weights, shuffling and synthetic data")->capture_default_str();
+  cmd->add_option("--data", options->data,
+                  "Data folder (or its parent), or `synthetic` for random data of the same shape")
+      ->capture_default_str();
+  // Accepted for symmetry with the design's command line; output is always JSON lines.
+  cmd->add_flag("--json", options->json, "Print JSON lines (the only format)");
+  cmd->callback([options, &exit_code] {
+    try {
+      exit_code = run_worker(*options);
+    } catch (const UsageError& e) {
+      emit({{"type", "error"}, {"kind", "usage"}, {"message", e.what()}});
+      std::cerr << "dlcbench worker: " << e.what() << "\n";
+      exit_code = kExitUsage;
+    } catch (const DataError& e) {
+      emit({{"type", "error"}, {"kind", "data"}, {"message", e.what()}});
+      std::cerr << "dlcbench worker: " << e.what() << "\n";
+      exit_code = kExitUsage;
+    } catch (const std::exception& e) {
+      emit({{"type", "error"}, {"kind", "internal"}, {"message", e.what()}});
+      std::cerr << "dlcbench worker: " << e.what() << "\n";
+      exit_code = kExitFailure;
+    }
+  });
+}
+
+}  // namespace dlcbench::cli

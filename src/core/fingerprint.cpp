@@ -1,0 +1,219 @@
+#include "core/fingerprint.h"
+
+#include <dlfcn.h>
+#include <gnu/libc-version.h>
+#include <sched.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "core/sha.h"
+
+namespace fs = std::filesystem;
+
+namespace dlcbench {
+namespace {
+
+std::string read_first_line(const fs::path& p) {
+  std::ifstream in(p);
+  std::string line;
+  std::getline(in, line);
+  return line;
+}
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::string cpu_model() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(in, line))
+    if (line.rfind("model name", 0) == 0) {
+      auto colon = line.find(':');
+      if (colon != std::string::npos) return line.substr(line.find_first_not_of(' ', colon + 1));
+    }
+  return "unknown";
+}
+
+std::string env_or_empty(const char* name) {
+  const char* v = std::getenv(name);
+  return v ? v : "";
+}
+
+// The cgroup path of this process for a v1 controller or for v2 ("").
+std::string own_cgroup(const fs::path& root, const std::string& controller) {
+  std::ifstream in(root / "proc/self/cgroup");
+  std::string line;
+  while (std::getline(in, line)) {
+    // hierarchy-id:controller-list:path
+    auto a = line.find(':'), b = line.find(':', a + 1);
+    if (a == std::string::npos || b == std::string::npos) continue;
+    std::string list = line.substr(a + 1, b - a - 1);
+    std::stringstream ss(list);
+    std::string item;
+    while (std::getline(ss, item, ','))
+      if (item == controller) return line.substr(b + 1);
+    if (controller.empty() && list.empty()) return line.substr(b + 1);
+  }
+  return "/";
+}
+
+// The controller file of our own cgroup, falling back to the hierarchy's
+// root file (inside a container the cgroup namespace makes them the same).
+std::optional<std::string> cgroup_file(const fs::path& mount, const std::string& own,
+                                       const std::string& name) {
+  for (const auto& candidate : {mount / fs::path(own).relative_path() / name, mount / name})
+    if (fs::exists(candidate)) return read_first_line(candidate);
+  return std::nullopt;
+}
+
+}  // namespace
+
+ContainerDetection detect_container(const fs::path& root) {
+  // Collect every mark, not just the first: a "host" may itself be a
+  // container (CI machines often are), and the evidence tells them apart.
+  ContainerDetection d;
+  std::vector<std::string> evidence;
+  auto found = [&](const std::string& runtime, std::string why) {
+    if (d.runtime.empty()) d.runtime = runtime;
+    evidence.push_back(std::move(why));
+  };
+  if (fs::exists(root / ".dockerenv")) found("docker", "/.dockerenv exists");
+  if (fs::exists(root / "run/.containerenv")) found("podman", "/run/.containerenv exists");
+  if (auto c = env_or_empty("container"); !c.empty() && root == "/")
+    found(c, fmt::format("environment variable container={}", c));
+  const std::string cg = slurp(root / "proc/1/cgroup");
+  for (const auto& [mark, runtime] : {std::pair{"/docker/", "docker"}, {"/docker-", "docker"},
+                                      {"/libpod-", "podman"}, {"/containerd/", "containerd"},
+                                      {"/kubepods", "kubernetes"}})
+    if (cg.find(mark) != std::string::npos)
+      found(runtime, fmt::format("/proc/1/cgroup names a container ({})", mark));
+  d.in_container = !evidence.empty();
+  d.detected_by = d.in_container
+                      ? fmt::format("{}", fmt::join(evidence, "; "))
+                      : "no container marks (/.dockerenv, /run/.containerenv, container=, /proc/1/cgroup)";
+  return d;
+}
+
+CgroupLimits read_cgroup_limits(const fs::path& root) {
+  CgroupLimits limits;
+  const fs::path cg = root / "sys/fs/cgroup";
+  const bool v2_root = fs::exists(cg / "cgroup.controllers");
+  const bool v1 = fs::exists(cg / "cpu") || fs::exists(cg / "memory");
+  limits.version = v2_root ? "v2" : (v1 ? (fs::exists(cg / "unified") ? "hybrid" : "v1") : "none");
+
+  if (v2_root) {
+    const std::string own = own_cgroup(root, "");
+    if (auto cpu = cgroup_file(cg, own, "cpu.max")) {
+      std::stringstream ss(*cpu);
+      std::string quota;
+      double period = 0;
+      ss >> quota >> period;
+      if (quota != "max" && period > 0) limits.cpu_quota = std::stod(quota) / period;
+    }
+    if (auto mem = cgroup_file(cg, own, "memory.max"); mem && *mem != "max")
+      limits.memory_limit_bytes = std::stoull(*mem);
+  } else if (v1) {
+    const std::string cpu_own = own_cgroup(root, "cpu");
+    auto quota = cgroup_file(cg / "cpu", cpu_own, "cpu.cfs_quota_us");
+    auto period = cgroup_file(cg / "cpu", cpu_own, "cpu.cfs_period_us");
+    if (quota && period && std::stoll(*quota) > 0 && std::stoll(*period) > 0)
+      limits.cpu_quota = static_cast<double>(std::stoll(*quota)) / static_cast<double>(std::stoll(*period));
+    const std::string mem_own = own_cgroup(root, "memory");
+    if (auto mem = cgroup_file(cg / "memory", mem_own, "memory.limit_in_bytes")) {
+      // v1 reports "unlimited" as a huge page-rounded number.
+      const auto bytes = std::stoull(*mem);
+      if (bytes < (std::uint64_t{1} << 62)) limits.memory_limit_bytes = bytes;
+    }
+  }
+  return limits;
+}
+
+nlohmann::json blas_info() {
+  using CharFn = char* (*)();
+  using IntFn = int (*)();
+  nlohmann::json j = nlohmann::json::object();
+  if (auto core = reinterpret_cast<CharFn>(dlsym(RTLD_DEFAULT, "openblas_get_corename"))) {
+    j["library"] = "OpenBLAS";
+    j["core"] = core();
+    if (auto config = reinterpret_cast<CharFn>(dlsym(RTLD_DEFAULT, "openblas_get_config")))
+      j["config"] = config();
+    if (auto threads = reinterpret_cast<IntFn>(dlsym(RTLD_DEFAULT, "openblas_get_num_threads")))
+      j["threads"] = threads();
+    if (auto parallel = reinterpret_cast<IntFn>(dlsym(RTLD_DEFAULT, "openblas_get_parallel"))) {
+      static const char* kinds[] = {"sequential", "pthreads", "openmp"};
+      int p = parallel();
+      j["parallel"] = (p >= 0 && p <= 2) ? kinds[p] : "unknown";
+    }
+  } else {
+    j["library"] = "unknown (not OpenBLAS)";
+  }
+  return j;
+}
+
+std::string self_executable_sha256() { return file_digest("/proc/self/exe", "sha256"); }
+
+std::string affinity_list() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) != 0) return "unknown";
+  std::vector<std::string> ranges;
+  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
+    if (!CPU_ISSET(cpu, &set)) continue;
+    int end = cpu;
+    while (end + 1 < CPU_SETSIZE && CPU_ISSET(end + 1, &set)) ++end;
+    ranges.push_back(end == cpu ? std::to_string(cpu) : fmt::format("{}-{}", cpu, end));
+    cpu = end;
+  }
+  return fmt::format("{}", fmt::join(ranges, ","));
+}
+
+nlohmann::json environment_fingerprint() {
+  char host[256] = {};
+  gethostname(host, sizeof host - 1);
+  utsname u{};
+  uname(&u);
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  sched_getaffinity(0, sizeof set, &set);
+
+  const auto container = detect_container();
+  const auto limits = read_cgroup_limits();
+  nlohmann::json j;
+  j["hostname"] = host;
+  j["container"] = {{"in_container", container.in_container},
+                    {"runtime", container.runtime},
+                    {"detected_by", container.detected_by}};
+  j["cpu"] = {{"model", cpu_model()},
+              {"online", sysconf(_SC_NPROCESSORS_ONLN)},
+              {"affinity", affinity_list()},
+              {"affinity_count", CPU_COUNT(&set)}};
+  j["cgroup"] = {{"version", limits.version},
+                 {"cpu_quota", limits.cpu_quota ? nlohmann::json(*limits.cpu_quota) : nlohmann::json()},
+                 {"memory_limit_bytes",
+                  limits.memory_limit_bytes ? nlohmann::json(*limits.memory_limit_bytes) : nlohmann::json()}};
+  j["kernel"] = fmt::format("{} {}", u.release, u.version);
+  // Differs between the host and any container, whatever marks exist.
+  std::error_code ec;
+  j["mount_namespace"] = fs::read_symlink("/proc/self/ns/mnt", ec).string();
+  j["binary_sha256"] = self_executable_sha256();
+  j["dlcbench_version"] = DLCBENCH_VERSION;
+  j["libc"] = gnu_get_libc_version();
+  j["blas"] = blas_info();
+  j["env"] = nlohmann::json::object();
+  for (const char* v : {"OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "OPENBLAS_CORETYPE", "MKL_NUM_THREADS"})
+    j["env"][v] = env_or_empty(v);
+  return j;
+}
+
+}  // namespace dlcbench

@@ -1,0 +1,46 @@
+// What the worker can see of the environment it runs in. The worker prints
+// this before its samples; the orchestrator compares fingerprints to prove
+// that host and container ran the same bits with the same settings.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace dlcbench {
+
+struct ContainerDetection {
+  bool in_container = false;
+  std::string runtime;      // "docker", "podman", "oci", or "" when unknown / none
+  std::string detected_by;  // the evidence, e.g. "/.dockerenv exists"
+};
+// Looks for the marks container runtimes leave: /.dockerenv,
+// /run/.containerenv, the `container` variable, container ids in
+// /proc/1/cgroup. `root` lets tests point it at a fake file system.
+ContainerDetection detect_container(const std::filesystem::path& root = "/");
+
+// CPU quota in CPUs (quota / period) and memory limit in bytes of the
+// worker's own cgroup, for cgroup v1 and v2; nullopt when unlimited.
+struct CgroupLimits {
+  std::optional<double> cpu_quota;
+  std::optional<std::uint64_t> memory_limit_bytes;
+  std::string version;  // "v1", "v2" or "hybrid"
+};
+CgroupLimits read_cgroup_limits(const std::filesystem::path& root = "/");
+
+// The BLAS that the process actually loaded, asked through OpenBLAS's own
+// entry points where present (so it reports the kernel it really picked).
+nlohmann::json blas_info();
+
+// The whole machine/environment part of the fingerprint (the back end adds
+// its own library versions and threads).
+nlohmann::json environment_fingerprint();
+
+std::string self_executable_sha256();
+
+// "0-3,6" style list of the CPUs this process may run on.
+std::string affinity_list();
+
+}  // namespace dlcbench

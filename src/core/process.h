@@ -1,0 +1,53 @@
+// Child processes started from an argument vector (never through a shell),
+// with their output streamed line by line, a time limit and cancellation.
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace dlcbench {
+
+struct ProcessSpec {
+  std::vector<std::string> argv;
+  // Set in the child's environment on top of the inherited one.
+  std::vector<std::pair<std::string, std::string>> env;
+  double timeout_seconds = 0;  // 0: no limit
+  // Polled while the child runs; when it turns true the child is stopped.
+  const std::atomic<bool>* cancel = nullptr;
+};
+
+struct ProcessResult {
+  int exit_code = -1;  // valid when signal == 0 and the child ran
+  int signal = 0;      // the signal that ended the child, if any
+  bool timed_out = false;
+  bool cancelled = false;
+  std::string exec_error;   // why the program could not be started
+  std::string stderr_tail;  // the last 64 KiB the child wrote to stderr
+
+  bool ok() const { return exec_error.empty() && signal == 0 && exit_code == 0; }
+  // "exited with status 2", "killed by signal 9 (Killed)", "timed out after 5 s", ...
+  std::string describe() const;
+};
+
+// Runs the child to its end. Each complete line of its stdout goes to
+// on_line as it arrives. The child runs in a process group of its own, so a
+// Ctrl-C on the terminal reaches only dlcbench, which decides what to stop.
+ProcessResult run_process(const ProcessSpec& spec,
+                          const std::function<void(std::string_view)>& on_line);
+
+struct CapturedOutput {
+  ProcessResult result;
+  std::string out;
+};
+// For short helper commands (docker version, ldd, tar): all of stdout at once.
+CapturedOutput capture_output(std::vector<std::string> argv, double timeout_seconds = 120);
+
+// The full path of a program found on PATH, like `command -v`.
+std::optional<std::string> find_program(std::string_view name);
+
+}  // namespace dlcbench

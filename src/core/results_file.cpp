@@ -1,0 +1,97 @@
+#include "core/results_file.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+namespace dlcbench {
+namespace {
+
+void write_all(int fd, std::string_view data, const std::filesystem::path& file) {
+  while (!data.empty()) {
+    ssize_t n = ::write(fd, data.data(), data.size());
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      throw std::runtime_error(fmt::format("cannot write {}: {}", file.string(), std::strerror(errno)));
+    }
+    data.remove_prefix(static_cast<std::size_t>(n));
+  }
+}
+
+}  // namespace
+
+ResultsWriter::ResultsWriter(const std::filesystem::path& file) : path_(file) {
+  fd_ = ::open(file.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (fd_ < 0)
+    throw std::runtime_error(fmt::format("cannot open {} for appending: {}", file.string(),
+                                         std::strerror(errno)));
+}
+
+ResultsWriter::~ResultsWriter() {
+  if (fd_ >= 0) {
+    ::fsync(fd_);
+    ::close(fd_);
+  }
+}
+
+void ResultsWriter::append(const nlohmann::json& record) {
+  // Invalid UTF-8 from a child's output must not make the line unwritable.
+  std::string line = record.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  line.push_back('\n');
+  write_all(fd_, line, path_);
+}
+
+void ResultsWriter::sync() { ::fdatasync(fd_); }
+
+ResultsContent read_results(const std::filesystem::path& file) {
+  std::ifstream in(file);
+  if (!in) throw std::runtime_error(fmt::format("cannot read {}", file.string()));
+  ResultsContent content;
+  std::string line;
+  std::size_t number = 0;
+  while (std::getline(in, line)) {
+    ++number;
+    if (line.empty()) continue;
+    auto j = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
+    if (j.is_discarded() || !j.is_object())
+      content.bad_lines.push_back(number);
+    else
+      content.records.push_back(std::move(j));
+  }
+  return content;
+}
+
+void write_json_atomically(const std::filesystem::path& file, const nlohmann::json& value) {
+  auto tmp = file;
+  tmp += ".tmp";
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0)
+    throw std::runtime_error(fmt::format("cannot write {}: {}", tmp.string(), std::strerror(errno)));
+  try {
+    write_all(fd, value.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n", tmp);
+  } catch (...) {
+    ::close(fd);
+    throw;
+  }
+  ::fsync(fd);
+  ::close(fd);
+  std::filesystem::rename(tmp, file);
+}
+
+nlohmann::json read_json_file(const std::filesystem::path& file) {
+  std::ifstream in(file);
+  if (!in) throw std::runtime_error(fmt::format("cannot read {}", file.string()));
+  try {
+    return nlohmann::json::parse(in);
+  } catch (const nlohmann::json::parse_error& e) {
+    throw std::runtime_error(fmt::format("{} is not valid JSON: {}", file.string(), e.what()));
+  }
+}
+
+}  // namespace dlcbench

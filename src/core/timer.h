@@ -1,0 +1,21 @@
+// Wall-clock interval timer on the monotonic clock.
+#pragma once
+
+#include <chrono>
+
+namespace dlcbench {
+
+class Stopwatch {
+ public:
+  Stopwatch() : start_(Clock::now()) {}
+  void restart() { start_ = Clock::now(); }
+  double seconds() const {
+    return std::chrono::duration<double>(Clock::now() - start_).count();
+  }
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  Clock::time_point start_;
+};
+
+}  // namespace dlcbench

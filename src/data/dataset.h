@@ -1,0 +1,47 @@
+// A training set held in memory, in the form every back end consumes:
+// float features (already normalised) and integer class labels.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+namespace dlcbench {
+
+struct ClassificationData {
+  std::string name;      // "mnist", or "synthetic" for random data
+  bool synthetic = false;
+  std::string source;    // folder it was read from, or how it was generated
+  std::size_t count = 0;
+  std::vector<std::int64_t> example_shape;  // e.g. {784}
+  int num_classes = 0;
+  std::vector<float> features;  // count * prod(example_shape)
+  std::vector<std::int64_t> labels;
+
+  std::size_t example_size() const;
+};
+
+// Describes the data for the fingerprint line, so every result says what it
+// trained on.
+nlohmann::json describe(const ClassificationData& d);
+
+// The folder of one data set under a data location given by the user: the
+// folder itself if it holds the data set's files, else <location>/<name>.
+std::filesystem::path dataset_folder(const std::filesystem::path& location, const std::string& name);
+
+// MNIST training images flattened to 784 floats, normalised with the usual
+// MNIST mean 0.1307 and standard deviation 0.3081.
+ClassificationData load_mnist_training(const std::filesystem::path& location);
+
+// Random data of the given shape: standard normal features, uniform labels.
+ClassificationData make_synthetic(std::vector<std::int64_t> example_shape, int num_classes,
+                                  std::size_t count, std::uint64_t seed);
+
+// Where `dlcbench data fetch` puts data sets and where --data points by
+// default: $DLCBENCH_DATA, else $XDG_CACHE_HOME/dlcbench, else ~/.cache/dlcbench.
+std::filesystem::path default_data_root();
+
+}  // namespace dlcbench

