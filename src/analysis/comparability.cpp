@@ -33,6 +33,7 @@ const std::vector<std::string>& compared_fields() {
       "/env/OPENBLAS_NUM_THREADS",
       "/env/OPENBLAS_CORETYPE",
       "/cpu/affinity_count",
+      "/model/parameters",
       "/dataset/name",
       "/dataset/synthetic",
       "/dataset/examples",

@@ -23,6 +23,9 @@ class TrainingSession {
   // Timed: one forward pass, backward pass and optimiser step on the loaded
   // batch. Returns the loss of that forward pass.
   virtual double train_step() = 0;
+  // Trainable parameters of the network as built, for the fingerprint: the
+  // proof that every environment and back end trained the same network.
+  virtual std::int64_t parameter_count() const = 0;
 };
 
 class Backend {

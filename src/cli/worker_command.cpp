@@ -56,15 +56,17 @@ int run_worker(const WorkerOptions& o) {
   const ClassificationData data = load_training_data(o, workload);
   const double load_seconds = load_clock.seconds();
 
+  auto session = backend->prepare(workload, data, spec);
+
   auto fingerprint = environment_fingerprint();
   fingerprint["type"] = "fingerprint";
   fingerprint["case"] = spec;
   fingerprint["backend"] = backend->describe();
+  fingerprint["model"] = {{"name", workload.model.name}, {"parameters", session->parameter_count()}};
   fingerprint["dataset"] = describe(data);
   fingerprint["dataset"]["load_seconds"] = load_seconds;
   emit(fingerprint);
 
-  auto session = backend->prepare(workload, data, spec);
   const int total = spec.warmup + spec.iters;
   double measured_sum = 0;
   for (int i = 0; i < total; ++i) {

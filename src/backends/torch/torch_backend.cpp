@@ -13,9 +13,14 @@ namespace {
 // PyTorch C++ MNIST example.
 struct MlpNet : torch::nn::Module {
   explicit MlpNet(const models::MlpSpec& spec) : activation(spec.activation) {
-    for (std::size_t i = 1; i < spec.layer_sizes.size(); ++i)
-      layers.push_back(register_module(
-          fmt::format("fc{}", i), torch::nn::Linear(spec.layer_sizes[i - 1], spec.layer_sizes[i])));
+    for (std::size_t i = 1; i < spec.layer_sizes.size(); ++i) {
+      auto layer = register_module(fmt::format("fc{}", i),
+                                   torch::nn::Linear(spec.layer_sizes[i - 1], spec.layer_sizes[i]));
+      torch::NoGradGuard no_grad;
+      torch::nn::init::xavier_uniform_(layer->weight);
+      torch::nn::init::zeros_(layer->bias);
+      layers.push_back(layer);
+    }
   }
 
   torch::Tensor forward(torch::Tensor x) {
@@ -66,6 +71,12 @@ class TorchMlpSession : public TrainingSession {
     loss.backward();
     optimizer_.step();
     return loss.item<double>();
+  }
+
+  std::int64_t parameter_count() const override {
+    std::int64_t n = 0;
+    for (const auto& p : net_->parameters()) n += p.numel();
+    return n;
   }
 
  private:

@@ -14,6 +14,7 @@ inline MlpSpec fcn5() {
       .name = "fcn5",
       .layer_sizes = {784, 2048, 4096, 1024, 10},
       .activation = Activation::kSigmoid,
+      .init = WeightInit::kXavierUniform,
       .optimizer = SgdSpec{.learning_rate = 0.05, .momentum = 0.9},
       .dataset = "mnist",
       .default_batch = 64,

@@ -1,0 +1,158 @@
+// Bad input and interruption, through the real binary.
+#include <signal.h>
+#include <sys/wait.h>
+
+#include <chrono>
+#include <fstream>
+#include <thread>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "../unit/test_files.h"
+#include "test_support.h"
+
+namespace dlcbench {
+namespace {
+
+using ::testing::AllOf;
+using ::testing::HasSubstr;
+using testing::run_dlcbench;
+using testing::TempDir;
+
+std::vector<std::string> small_run(const std::string& out) {
+  return {"run", "--workloads", "fcn5", "--batch", "8", "--warmup", "1", "--iters", "2",
+          "--data", "synthetic", "--out", out, "--threads", "1"};
+}
+
+TEST(Cli, WorkerPrintsFingerprintThenOneLinePerBatch) {
+  auto r = run_dlcbench({"worker", "--data", "synthetic", "--batch", "4", "--warmup", "2", "--iters", "3",
+                         "--threads", "1"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::vector<nlohmann::json> lines;
+  std::stringstream ss(r.out);
+  std::string line;
+  while (std::getline(ss, line)) lines.push_back(nlohmann::json::parse(line));
+  ASSERT_EQ(lines.size(), 1u + 2 + 3 + 1);
+  EXPECT_EQ(lines[0]["type"], "fingerprint");
+  EXPECT_EQ(lines[0]["dataset"]["synthetic"], true);
+  EXPECT_EQ(lines[1]["phase"], "warmup");
+  EXPECT_EQ(lines[3]["phase"], "measured");
+  EXPECT_GT(lines[3]["seconds"].get<double>(), 0);
+  EXPECT_TRUE(lines[3]["loss"].is_number());
+  EXPECT_EQ(lines.back()["type"], "done");
+}
+
+TEST(Cli, UnknownNamesListTheValidOnes) {
+  TempDir out;
+  auto w = run_dlcbench({"run", "--workloads", "vgg16", "--envs", "host", "--out", out.path().string()});
+  EXPECT_EQ(w.exit_code, 2);
+  EXPECT_THAT(w.err, HasSubstr("unknown workload 'vgg16': valid workloads are fcn5"));
+  auto b = run_dlcbench({"run", "--backends", "caffe", "--envs", "host", "--out", out.path().string()});
+  EXPECT_EQ(b.exit_code, 2);
+  EXPECT_THAT(b.err, HasSubstr("valid back ends are torch"));
+  auto e = run_dlcbench({"run", "--envs", "host,lxd", "--out", out.path().string()});
+  EXPECT_EQ(e.exit_code, 2);
+  EXPECT_THAT(e.err, HasSubstr("unknown environment 'lxd': valid environments are host, docker"));
+  auto worker = run_dlcbench({"worker", "--workload", "vgg16"});
+  EXPECT_EQ(worker.exit_code, 2);
+  EXPECT_THAT(worker.err, HasSubstr("valid workloads are fcn5"));
+  EXPECT_FALSE(std::filesystem::exists(out / "results"));
+}
+
+TEST(Cli, MissingDatasetNamesTheFolderAndTheFetchCommand) {
+  TempDir out;
+  const auto empty = out / "no-data-here";
+  std::filesystem::create_directories(empty);
+  auto r = run_dlcbench({"run", "--envs", "host", "--data", empty.string(), "--out", (out / "res").string()});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, AllOf(HasSubstr("no-data-here"), HasSubstr("dlcbench data fetch mnist")));
+}
+
+TEST(Cli, CorruptIdxFileNamesTheFileAndTheField) {
+  TempDir dir;
+  testing::write_mnist_split(dir / "mnist", "train", 4);
+  auto bytes = testing::idx_bytes({4, 28, 28}, std::vector<std::uint8_t>(4 * 784));
+  bytes[2] = 0x0B;  // type code of 16-bit integers
+  testing::write_bytes(dir / "mnist/train-images-idx3-ubyte", bytes);
+  auto r = run_dlcbench({"run", "--envs", "host", "--data", dir.path().string(), "--out", (dir / "res").string()});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, AllOf(HasSubstr("train-images-idx3-ubyte"), HasSubstr("type code")));
+}
+
+TEST(Cli, RealMnistFormatFilesTrain) {
+  TempDir dir;
+  testing::write_mnist_split(dir / "mnist", "train", 40);
+  auto r = run_dlcbench({"worker", "--data", dir.path().string(), "--batch", "8", "--warmup", "0", "--iters", "2",
+                         "--threads", "1"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto fingerprint = nlohmann::json::parse(r.out.substr(0, r.out.find('\n')));
+  EXPECT_EQ(fingerprint["dataset"]["name"], "mnist");
+  EXPECT_EQ(fingerprint["dataset"]["synthetic"], false);
+  EXPECT_EQ(fingerprint["dataset"]["examples"], 40);
+}
+
+TEST(Cli, DockerUnreachableKeepsTheHostSamples) {
+  TempDir out;
+  auto args = small_run(out.path().string());
+  args.insert(args.end(), {"--envs", "host,docker", "--runs", "2"});
+  auto r = run_dlcbench(args, {{"DOCKER_HOST", "unix://" + (out / "no-daemon.sock").string()}});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, AllOf(HasSubstr("environment docker is unavailable"), HasSubstr("with-docker.sh")));
+  const auto run_dir = testing::only_run_dir(out.path());
+  int host_samples = 0;
+  for (const auto& rec : testing::read_records(run_dir))
+    host_samples += rec.value("type", "") == "sample" && rec.value("env", "") == "host" &&
+                    rec.value("phase", "") == "measured";
+  EXPECT_EQ(host_samples, 4);
+  auto manifest = nlohmann::json::parse(std::ifstream(run_dir / "manifest.json"));
+  EXPECT_TRUE(manifest["environments"]["docker"].contains("unavailable"));
+  EXPECT_EQ(manifest["status"], "completed");
+}
+
+TEST(Cli, CtrlCKeepsWhatWasMeasuredAndMarksTheRunInterrupted) {
+  TempDir out;
+  auto args = small_run((out / "res").string());
+  args.insert(args.end(), {"--envs", "host", "--runs", "500"});
+  const pid_t pid = testing::spawn_dlcbench(args, out / "log");
+  // Wait for the first measured sample, then interrupt.
+  bool measured = false;
+  for (int i = 0; i < 600 && !measured; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    if (!std::filesystem::exists(out / "res")) continue;
+    for (const auto& d : std::filesystem::directory_iterator(out / "res")) {
+      std::ifstream in(d.path() / "results.jsonl");
+      std::string text((std::istreambuf_iterator<char>(in)), {});
+      measured = text.find("\"measured\"") != std::string::npos;
+    }
+  }
+  ASSERT_TRUE(measured) << "no sample within 60 s";
+  kill(pid, SIGINT);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 130);
+
+  const auto run_dir = testing::only_run_dir(out / "res");
+  const auto records = testing::read_records(run_dir);  // every line valid
+  int samples = 0;
+  for (const auto& rec : records) samples += rec.value("type", "") == "sample";
+  EXPECT_GE(samples, 1);
+  auto manifest = nlohmann::json::parse(std::ifstream(run_dir / "manifest.json"));
+  EXPECT_EQ(manifest["status"], "interrupted");
+  EXPECT_TRUE(manifest.contains("ended_at"));
+}
+
+TEST(Cli, ReportRecomputesFromTheFiles) {
+  TempDir out;
+  auto args = small_run(out.path().string());
+  args.insert(args.end(), {"--envs", "host", "--runs", "2"});
+  auto r = run_dlcbench(args);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto report = run_dlcbench({"report", testing::only_run_dir(out.path()).string()});
+  ASSERT_EQ(report.exit_code, 0) << report.err;
+  EXPECT_THAT(report.out, AllOf(HasSubstr("fcn5/torch/cpu/b8"), HasSubstr("host"), HasSubstr("completed")));
+}
+
+}  // namespace
+}  // namespace dlcbench

@@ -1,0 +1,116 @@
+// Host versus a real Docker Engine. `.ci/run` starts the engine and sets
+// DLCBENCH_REQUIRE_DOCKER=1, so there a missing engine fails instead of
+// skipping.
+#include <cstdlib>
+#include <fstream>
+#include <map>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "../unit/test_files.h"
+#include "core/process.h"
+#include "test_support.h"
+
+namespace dlcbench {
+namespace {
+
+using ::testing::HasSubstr;
+using json = nlohmann::json;
+
+void require_docker() {
+  if (testing::docker_reachable()) return;
+  const char* required = std::getenv("DLCBENCH_REQUIRE_DOCKER");
+  if (required && std::string(required) == "1")
+    FAIL() << "no Docker Engine answers, and DLCBENCH_REQUIRE_DOCKER=1: run the tests under scripts/with-docker.sh";
+  GTEST_SKIP() << "no Docker Engine answers; run under scripts/with-docker.sh to include this test";
+}
+
+struct EnvSummary {
+  int ok_launches = 0;
+  int measured = 0;
+  std::vector<json> fingerprints;
+};
+
+std::map<std::string, EnvSummary> summarize_records(const std::vector<json>& records) {
+  std::map<std::string, EnvSummary> by_env;
+  for (const auto& r : records) {
+    const std::string type = r.value("type", "");
+    auto& s = by_env[r.value("env", "")];
+    if (type == "launch" && r.value("ok", false)) ++s.ok_launches;
+    if (type == "sample" && r.value("phase", "") == "measured") ++s.measured;
+    if (type == "fingerprint") s.fingerprints.push_back(r);
+  }
+  return by_env;
+}
+
+TEST(Docker, HostAndDockerBothMeasureIdenticalBits) {
+  require_docker();
+  testing::TempDir out;
+  auto r = testing::run_dlcbench({"run", "--workloads", "fcn5", "--envs", "host,docker", "--runs", "2", "--iters",
+                                  "3", "--warmup", "1", "--batch", "8", "--data", "synthetic", "--out",
+                                  out.path().string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  EXPECT_THAT(r.out, HasSubstr("docker vs host"));
+
+  const auto run_dir = testing::only_run_dir(out.path());
+  const auto manifest = json::parse(std::ifstream(run_dir / "manifest.json"));
+  EXPECT_EQ(manifest["status"], "completed");
+  EXPECT_EQ(manifest["environments"]["docker"]["image_built_by_dlcbench"], true);
+  const auto by_env = summarize_records(testing::read_records(run_dir));
+  for (const char* env : {"host", "docker"}) {
+    ASSERT_TRUE(by_env.count(env)) << env;
+    EXPECT_EQ(by_env.at(env).ok_launches, 2) << env;
+    EXPECT_EQ(by_env.at(env).measured, 6) << env;
+    ASSERT_EQ(by_env.at(env).fingerprints.size(), 2u) << env;
+  }
+  const json& host = by_env.at("host").fingerprints[0];
+  const json& docker = by_env.at("docker").fingerprints[0];
+  // The container says it is one, and it is a different mount namespace
+  // from the orchestrator's, whereas the host worker shares it.
+  EXPECT_TRUE(docker["container"]["in_container"].get<bool>());
+  EXPECT_THAT(docker["container"]["detected_by"].get<std::string>(), HasSubstr(".dockerenv"));
+  EXPECT_NE(docker["mount_namespace"], manifest["orchestrator"]["mount_namespace"]);
+  EXPECT_EQ(host["mount_namespace"], manifest["orchestrator"]["mount_namespace"]);
+  // Identical bits and settings on both sides.
+  EXPECT_EQ(docker["binary_sha256"], host["binary_sha256"]);
+  EXPECT_EQ(docker["blas"]["core"], host["blas"]["core"]);
+  EXPECT_EQ(docker["backend"]["threads"], host["backend"]["threads"]);
+  EXPECT_EQ(docker["env"]["OMP_NUM_THREADS"], host["env"]["OMP_NUM_THREADS"]);
+
+  // No container is left behind.
+  auto ps = capture_output({"docker", "ps", "--all", "--quiet", "--filter",
+                            "label=dlcbench.run=" + manifest["run_id"].get<std::string>()});
+  EXPECT_TRUE(ps.result.ok());
+  EXPECT_EQ(ps.out, "");
+}
+
+TEST(Docker, DataFolderIsMountedReadOnlyIntoTheContainer) {
+  require_docker();
+  testing::TempDir dir;
+  testing::write_mnist_split(dir / "mnist", "train", 32);
+  auto r = testing::run_dlcbench({"run", "--envs", "host,docker", "--runs", "1", "--iters", "2", "--warmup", "0",
+                                  "--batch", "8", "--data", dir.path().string(), "--out", (dir / "res").string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto by_env = summarize_records(testing::read_records(testing::only_run_dir(dir / "res")));
+  ASSERT_EQ(by_env.at("docker").fingerprints.size(), 1u);
+  const json& fp = by_env.at("docker").fingerprints[0];
+  EXPECT_EQ(fp["dataset"]["name"], "mnist");
+  EXPECT_EQ(fp["dataset"]["source"], "/data/mnist");
+  EXPECT_EQ(fp["dataset"]["examples"], 32);
+}
+
+TEST(Docker, AMissingImageIsAClearErrorAndTheHostStillRuns) {
+  require_docker();
+  testing::TempDir out;
+  auto r = testing::run_dlcbench({"run", "--envs", "host,docker:image=dlcbench-no-such-image:1", "--runs", "1",
+                                  "--iters", "1", "--warmup", "0", "--batch", "8", "--data", "synthetic", "--out",
+                                  out.path().string()});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("image dlcbench-no-such-image:1 is not in the local Docker image store"));
+  const auto by_env = summarize_records(testing::read_records(testing::only_run_dir(out.path())));
+  EXPECT_EQ(by_env.at("host").measured, 1);
+}
+
+}  // namespace
+}  // namespace dlcbench

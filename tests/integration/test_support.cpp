@@ -1,0 +1,66 @@
+#include "test_support.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include "core/process.h"
+#include "core/results_file.h"
+
+namespace dlcbench::testing {
+
+CliResult run_dlcbench(const std::vector<std::string>& args,
+                       const std::vector<std::pair<std::string, std::string>>& env, double timeout_seconds) {
+  ProcessSpec spec;
+  spec.argv = {DLCBENCH_BINARY};
+  spec.argv.insert(spec.argv.end(), args.begin(), args.end());
+  spec.env = env;
+  spec.timeout_seconds = timeout_seconds;
+  CliResult r;
+  auto result = run_process(spec, [&](std::string_view line) {
+    r.out.append(line);
+    r.out.push_back('\n');
+  });
+  r.exit_code = result.signal ? 128 + result.signal : result.exit_code;
+  r.err = result.stderr_tail;
+  return r;
+}
+
+pid_t spawn_dlcbench(const std::vector<std::string>& args, const std::filesystem::path& log) {
+  std::vector<std::string> argv = {DLCBENCH_BINARY};
+  argv.insert(argv.end(), args.begin(), args.end());
+  std::vector<char*> c;
+  for (auto& a : argv) c.push_back(a.data());
+  c.push_back(nullptr);
+  const pid_t pid = fork();
+  if (pid == 0) {
+    int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    dup2(fd, STDOUT_FILENO);
+    dup2(fd, STDERR_FILENO);
+    execv(c[0], c.data());
+    _exit(127);
+  }
+  return pid;
+}
+
+std::filesystem::path only_run_dir(const std::filesystem::path& out) {
+  std::vector<std::filesystem::path> dirs;
+  if (std::filesystem::exists(out))
+    for (const auto& e : std::filesystem::directory_iterator(out)) dirs.push_back(e.path());
+  EXPECT_EQ(dirs.size(), 1u) << "expected exactly one run folder in " << out;
+  return dirs.empty() ? out : dirs.front();
+}
+
+std::vector<nlohmann::json> read_records(const std::filesystem::path& run_dir) {
+  auto content = read_results(run_dir / "results.jsonl");
+  EXPECT_TRUE(content.bad_lines.empty()) << content.bad_lines.size() << " invalid lines in results.jsonl";
+  return content.records;
+}
+
+bool docker_reachable() {
+  return find_program("docker") &&
+         capture_output({"docker", "version", "--format", "{{.Server.Version}}"}, 30).result.ok();
+}
+
+}  // namespace dlcbench::testing

@@ -1,0 +1,37 @@
+// Running the real dlcbench binary from tests.
+#pragma once
+
+#include <sys/types.h>
+
+#include <filesystem>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace dlcbench::testing {
+
+struct CliResult {
+  int exit_code = -1;
+  std::string out;  // stdout
+  std::string err;  // stderr (tail)
+};
+
+// Runs `dlcbench ARGS...` to completion.
+CliResult run_dlcbench(const std::vector<std::string>& args,
+                       const std::vector<std::pair<std::string, std::string>>& env = {},
+                       double timeout_seconds = 900);
+
+// Starts `dlcbench ARGS...` in the background; returns its pid.
+pid_t spawn_dlcbench(const std::vector<std::string>& args, const std::filesystem::path& log);
+
+// The single run folder dlcbench created under `out`.
+std::filesystem::path only_run_dir(const std::filesystem::path& out);
+
+// Records of results.jsonl; fails the test if any line is not valid JSON.
+std::vector<nlohmann::json> read_records(const std::filesystem::path& run_dir);
+
+bool docker_reachable();
+
+}  // namespace dlcbench::testing

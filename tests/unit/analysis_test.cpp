@@ -1,0 +1,130 @@
+#include "analysis/analysis.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+namespace dlcbench {
+namespace {
+
+using ::testing::HasSubstr;
+using json = nlohmann::json;
+
+const char* kCase = "fcn5/torch/cpu/b8";
+
+json manifest() {
+  return {{"plan",
+           {{"baseline", "host"},
+            {"environments", {"host", "docker"}},
+            {"cases", {{{"id", kCase}}}}}}};
+}
+
+json fingerprint(const std::string& env, int round, const std::string& core = "Zen") {
+  return {{"type", "fingerprint"}, {"env", env}, {"round", round}, {"case", kCase},
+          {"binary_sha256", "abc"}, {"blas", {{"core", core}, {"threads", 2}}},
+          {"backend", {{"version", "1.13.0"}, {"threads", {{"requested", 2}, {"intra_op", 2}}}}},
+          {"dataset", {{"name", "synthetic"}}}, {"container", {{"in_container", env == "docker"}}}};
+}
+
+// One launch: a fingerprint, a warm-up sample, the measured samples and the
+// launch record, as the scheduler writes them.
+void add_launch(std::vector<json>& r, const std::string& env, int round, std::vector<double> seconds,
+                bool ok = true, const std::string& core = "Zen") {
+  r.push_back(fingerprint(env, round, core));
+  r.push_back({{"type", "sample"}, {"env", env}, {"round", round}, {"case", kCase}, {"phase", "warmup"},
+               {"seconds", 9.0}, {"loss", 3.0}});
+  for (std::size_t i = 0; i < seconds.size(); ++i)
+    r.push_back({{"type", "sample"}, {"env", env}, {"round", round}, {"case", kCase}, {"phase", "measured"},
+                 {"iter", i}, {"seconds", seconds[i]}, {"loss", 2.0 - 0.1 * static_cast<double>(i)}});
+  r.push_back({{"type", "launch"}, {"env", env}, {"round", round}, {"case", kCase}, {"ok", ok},
+               {"cause", ok ? "" : "worker killed by signal 9 (Killed)"}});
+}
+
+TEST(Analysis, RunMeansAreTheStatisticalUnit) {
+  std::vector<json> r;
+  add_launch(r, "host", 1, {1.0, 3.0});
+  add_launch(r, "docker", 1, {2.0, 2.2});
+  add_launch(r, "host", 2, {2.0, 4.0});
+  add_launch(r, "docker", 2, {2.4, 2.6});
+  Analysis a = analyze(manifest(), r);
+  ASSERT_EQ(a.cases.size(), 1u);
+  const auto& host = a.cases[0].envs[0];
+  EXPECT_EQ(host.env, "host");
+  EXPECT_EQ(host.run_means, (std::vector<double>{2.0, 3.0}));
+  EXPECT_EQ(host.batch_seconds.size(), 4u);
+  EXPECT_EQ(host.warmup_seconds.size(), 2u);  // kept apart, not in the statistics
+  EXPECT_DOUBLE_EQ(host.runs.mean, 2.5);
+  EXPECT_DOUBLE_EQ(*host.first_loss, 2.0);
+  EXPECT_DOUBLE_EQ(*host.last_loss, 1.9);
+  ASSERT_EQ(a.cases[0].overheads.size(), 1u);
+  EXPECT_NEAR(a.cases[0].overheads[0].estimate.ratio, 2.3 / 2.5, 1e-12);
+  EXPECT_TRUE(a.comparable);
+  EXPECT_TRUE(a.cases[0].envs[1].in_container);
+}
+
+TEST(Analysis, AFailedLaunchIsCountedWithItsCauseAndLeftOut) {
+  std::vector<json> r;
+  add_launch(r, "host", 1, {1.0});
+  add_launch(r, "docker", 1, {5.0}, /*ok=*/false);
+  add_launch(r, "docker", 2, {1.1});
+  Analysis a = analyze(manifest(), r);
+  const auto& docker = a.cases[0].envs[1];
+  EXPECT_EQ(docker.run_means, (std::vector<double>{1.1}));
+  EXPECT_EQ(docker.failed_launches, 1);
+  EXPECT_THAT(docker.failures[0], HasSubstr("signal 9"));
+}
+
+TEST(Analysis, SamplesOfAnInterruptedLaunchAreNotedNotUsed) {
+  std::vector<json> r;
+  add_launch(r, "host", 1, {1.0});
+  r.push_back(fingerprint("docker", 1));
+  r.push_back({{"type", "sample"}, {"env", "docker"}, {"round", 1}, {"case", kCase}, {"phase", "measured"},
+               {"seconds", 1.0}});
+  Analysis a = analyze(manifest(), r);
+  EXPECT_TRUE(a.cases[0].envs[1].run_means.empty());
+  ASSERT_EQ(a.notes.size(), 1u);
+  EXPECT_THAT(a.notes[0], HasSubstr("did not finish"));
+}
+
+TEST(Analysis, ADifferentBlasKernelStopsTheComparison) {
+  std::vector<json> r;
+  add_launch(r, "host", 1, {1.0});
+  add_launch(r, "docker", 1, {1.0}, true, "Prescott");
+  Analysis a = analyze(manifest(), r);
+  EXPECT_FALSE(a.comparable);
+  ASSERT_EQ(a.cases[0].overheads[0].mismatches.size(), 1u);
+  EXPECT_EQ(a.cases[0].overheads[0].mismatches[0].field, "blas/core");
+  EXPECT_EQ(a.cases[0].overheads[0].mismatches[0].other_value, "Prescott");
+}
+
+TEST(Analysis, AFingerprintThatChangesBetweenRoundsIsAMismatch) {
+  std::vector<json> r;
+  add_launch(r, "host", 1, {1.0});
+  add_launch(r, "docker", 1, {1.0});
+  add_launch(r, "host", 2, {1.0});
+  add_launch(r, "docker", 2, {1.0}, true, "Haswell");
+  Analysis a = analyze(manifest(), r);
+  EXPECT_FALSE(a.comparable);
+}
+
+TEST(Analysis, UnavailableEnvironmentsBecomeNotes) {
+  std::vector<json> r;
+  r.push_back({{"type", "environment_unavailable"}, {"env", "docker"}, {"reason", "daemon down"}});
+  add_launch(r, "host", 1, {1.0});
+  Analysis a = analyze(manifest(), r);
+  EXPECT_TRUE(a.cases[0].overheads.empty());
+  ASSERT_EQ(a.notes.size(), 1u);
+  EXPECT_THAT(a.notes[0], HasSubstr("docker: daemon down"));
+}
+
+TEST(Verdict, SaysWhatTheIntervalShows) {
+  RatioEstimate slower{1.05, 1.03, 1.07, {5, 10, 0.001}};
+  EXPECT_THAT(overhead_verdict(slower, 5, 5), HasSubstr("slower by 5.0%"));
+  RatioEstimate faster{0.9, 0.85, 0.95, {-5, 10, 0.001}};
+  EXPECT_THAT(overhead_verdict(faster, 5, 5), HasSubstr("faster by 10.0%"));
+  RatioEstimate none{1.01, 0.98, 1.04, {0.5, 10, 0.6}};
+  EXPECT_THAT(overhead_verdict(none, 5, 5), HasSubstr("no measurable overhead"));
+  EXPECT_THAT(overhead_verdict(none, 1, 5), HasSubstr("too few runs"));
+}
+
+}  // namespace
+}  // namespace dlcbench

@@ -1,0 +1,41 @@
+#include "runtimes/image_builder.h"
+
+#include <gtest/gtest.h>
+
+#include "core/errors.h"
+#include "core/process.h"
+
+namespace dlcbench {
+namespace {
+
+TEST(ImageBuilder, ParsesLddOutput) {
+  const std::string ldd =
+      "\tlinux-vdso.so.1 (0x00007ffd)\n"
+      "\tlibtorch.so.1 => /lib/x86_64-linux-gnu/libtorch.so.1 (0x00007f00)\n"
+      "\tlibc.so.6 => /lib/x86_64-linux-gnu/libc.so.6 (0x00007f01)\n"
+      "\t/lib64/ld-linux-x86-64.so.2 (0x00007f02)\n";
+  auto libs = parse_ldd_output(ldd);
+  ASSERT_EQ(libs.size(), 3u);
+  EXPECT_EQ(libs[0], "/lib/x86_64-linux-gnu/libtorch.so.1");
+  EXPECT_EQ(libs[2], "/lib64/ld-linux-x86-64.so.2");
+}
+
+TEST(ImageBuilder, AMissingLibraryIsAnError) {
+  EXPECT_THROW(parse_ldd_output("\tlibgone.so.3 => not found\n"), EnvironmentUnavailable);
+}
+
+TEST(ImageBuilder, ContentOfARealBinaryIncludesItsLoader) {
+  auto ls = find_program("ls");
+  ASSERT_TRUE(ls);
+  ImageContent c = worker_image_content(*ls);
+  ASSERT_GE(c.files.size(), 2u);
+  EXPECT_EQ(c.files[0].in_image, kImageBinaryPath);
+  bool has_libc = false;
+  for (const auto& f : c.files) has_libc |= f.in_image.filename().string().rfind("libc.so", 0) == 0;
+  EXPECT_TRUE(has_libc);
+  EXPECT_EQ(c.content_id.size(), 64u);
+  EXPECT_EQ(worker_image_content(*ls).content_id, c.content_id);
+}
+
+}  // namespace
+}  // namespace dlcbench

@@ -1,0 +1,96 @@
+#include "orchestrator/plan.h"
+
+#include <algorithm>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "core/errors.h"
+#include "runtimes/environment.h"
+
+namespace dlcbench {
+namespace {
+
+using ::testing::HasSubstr;
+
+std::string usage_error(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const UsageError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+TEST(Plan, SplitsLists) {
+  EXPECT_EQ(split_list("a,b,,c"), (std::vector<std::string>{"a", "b", "c"}));
+  EXPECT_TRUE(split_list("").empty());
+}
+
+TEST(Plan, ExpandsBatchSweepsAndUsesTheWorkloadDefault) {
+  PlanRequest r;
+  r.workloads = {"fcn5"};
+  r.backends = {"torch"};
+  auto cases = expand_cases(r);
+  ASSERT_EQ(cases.size(), 1u);
+  EXPECT_EQ(cases[0].batch, 64);
+  EXPECT_EQ(cases[0].id(), "fcn5/torch/cpu/b64");
+  r.batches = {64, 128, 256};
+  EXPECT_EQ(expand_cases(r).size(), 3u);
+}
+
+TEST(Plan, UnknownNamesListTheValidOnes) {
+  PlanRequest r;
+  r.workloads = {"vgg"};
+  r.backends = {"torch"};
+  EXPECT_THAT(usage_error([&] { expand_cases(r); }), HasSubstr("unknown workload 'vgg': valid workloads are fcn5"));
+  r.workloads = {"fcn5"};
+  r.backends = {"caffe"};
+  EXPECT_THAT(usage_error([&] { expand_cases(r); }), HasSubstr("valid back ends are torch"));
+  r.backends = {"torch"};
+  r.device = "tpu";
+  EXPECT_THAT(usage_error([&] { expand_cases(r); }), HasSubstr("does not support device 'tpu'"));
+}
+
+TEST(Plan, RejectsNonsenseCounts) {
+  PlanRequest r;
+  r.workloads = {"fcn5"};
+  r.backends = {"torch"};
+  r.batches = {0};
+  EXPECT_THAT(usage_error([&] { expand_cases(r); }), HasSubstr("batch size 0"));
+  r.batches = {};
+  r.iters = 0;
+  EXPECT_THAT(usage_error([&] { expand_cases(r); }), HasSubstr("--iters"));
+}
+
+TEST(Plan, RoundOrdersArePermutationsReproducibleFromTheSeed) {
+  auto a = round_orders(3, 50, 123), b = round_orders(3, 50, 123), c = round_orders(3, 50, 124);
+  EXPECT_EQ(a, b);
+  EXPECT_NE(a, c);
+  bool some_differ = false;
+  for (const auto& order : a) {
+    auto sorted = order;
+    std::sort(sorted.begin(), sorted.end());
+    EXPECT_EQ(sorted, (std::vector<std::size_t>{0, 1, 2}));
+    some_differ |= order != a.front();
+  }
+  EXPECT_TRUE(some_differ);
+}
+
+TEST(EnvironmentRequest, ParsesNameAndOptions) {
+  auto r = parse_environment_request("docker:image=mine:1");
+  EXPECT_EQ(r.name, "docker");
+  EXPECT_EQ(r.options.at("image"), "mine:1");
+  EXPECT_EQ(parse_environment_request("host").name, "host");
+}
+
+TEST(EnvironmentRequest, UnknownEnvironmentOrOptionListsTheValidOnes) {
+  EXPECT_THAT(usage_error([] { parse_environment_request("lxc"); }),
+              HasSubstr("unknown environment 'lxc': valid environments are host, docker"));
+  EXPECT_THAT(usage_error([] { parse_environment_request("docker:cpu=1"); }),
+              HasSubstr("no option 'cpu': valid options are image"));
+  EXPECT_THAT(usage_error([] { parse_environment_request("docker:image"); }), HasSubstr("not key=value"));
+}
+
+}  // namespace
+}  // namespace dlcbench
