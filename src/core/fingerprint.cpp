@@ -210,9 +210,11 @@ nlohmann::json environment_fingerprint() {
   j["dlcbench_version"] = DLCBENCH_VERSION;
   j["libc"] = gnu_get_libc_version();
   j["blas"] = blas_info();
-  j["env"] = nlohmann::json::object();
+  // The settings that change how the libraries run ("env", "round" and
+  // "case" are keys the orchestrator adds to every line).
+  j["variables"] = nlohmann::json::object();
   for (const char* v : {"OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "OPENBLAS_CORETYPE", "MKL_NUM_THREADS"})
-    j["env"][v] = env_or_empty(v);
+    j["variables"][v] = env_or_empty(v);
   return j;
 }
 

@@ -68,6 +68,7 @@ ScheduleResult run_schedule(const Plan& plan, std::vector<ScheduledEnvironment>&
           auto record = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
           if (record.is_discarded() || !record.is_object())
             record = {{"type", "worker_output"}, {"text", std::string(line)}};
+          // The orchestrator's keys; a worker never prints them itself.
           record["env"] = env.label;
           record["round"] = round;
           record["case"] = spec.id();

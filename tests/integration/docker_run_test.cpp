@@ -76,7 +76,7 @@ TEST(Docker, HostAndDockerBothMeasureIdenticalBits) {
   EXPECT_EQ(docker["binary_sha256"], host["binary_sha256"]);
   EXPECT_EQ(docker["blas"]["core"], host["blas"]["core"]);
   EXPECT_EQ(docker["backend"]["threads"], host["backend"]["threads"]);
-  EXPECT_EQ(docker["env"]["OMP_NUM_THREADS"], host["env"]["OMP_NUM_THREADS"]);
+  EXPECT_EQ(docker["variables"]["OMP_NUM_THREADS"], host["variables"]["OMP_NUM_THREADS"]);
 
   // No container is left behind.
   auto ps = capture_output({"docker", "ps", "--all", "--quiet", "--filter",

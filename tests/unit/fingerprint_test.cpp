@@ -91,7 +91,7 @@ TEST(CgroupLimits, ReadsV2) {
 
 TEST(Fingerprint, HasTheFieldsTheComparisonNeeds) {
   auto f = environment_fingerprint();
-  for (const char* key : {"hostname", "container", "cpu", "cgroup", "kernel", "binary_sha256", "blas", "env",
+  for (const char* key : {"hostname", "container", "cpu", "cgroup", "kernel", "binary_sha256", "blas", "variables",
                           "mount_namespace"})
     EXPECT_TRUE(f.contains(key)) << key;
   EXPECT_EQ(f["binary_sha256"].get<std::string>().size(), 64u);
