@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Installs every Debian 12 package dlcbench needs to build, test and run.
+# Safe to run again: apt skips what is already there.
+set -euo pipefail
+
+packages=(
+  build-essential cmake ccache pkg-config git tar gzip ca-certificates
+  libtorch-dev libopenblas-dev
+  libcli11-dev nlohmann-json3-dev libfmt-dev libssl-dev libboost-math-dev
+  libgtest-dev libgmock-dev
+  docker.io
+)
+# npm downloads the data sets (they are published as npm packages). A machine
+# that already has Node.js from elsewhere keeps its own npm.
+command -v npm >/dev/null 2>&1 || packages+=(npm)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all packages present"
+  exit 0
+fi
+
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO=sudo
+echo "install-deps: installing ${missing[*]}"
+$SUDO apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}"

@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# The test command, from a fresh Debian 12 machine: installs what is needed,
+# builds with warnings as errors, and runs the unit and integration tests,
+# the integration tests against a real Docker Engine (started here if none
+# runs, and stopped afterwards).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/install-deps.sh
+scripts/build.sh -DDLCBENCH_WERROR=ON
+cd build
+DLCBENCH_REQUIRE_DOCKER=1 ../scripts/with-docker.sh ctest --output-on-failure --timeout 900
