@@ -154,5 +154,32 @@ TEST(Cli, ReportRecomputesFromTheFiles) {
   EXPECT_THAT(report.out, AllOf(HasSubstr("fcn5/torch/cpu/b8"), HasSubstr("host"), HasSubstr("completed")));
 }
 
+TEST(Cli, AComparisonOfDifferentBinariesIsRefusedWithTheReason) {
+  // A real host run, turned into a two-environment run whose second
+  // environment reports a different binary: `report` must refuse to give an
+  // overhead and name the field.
+  TempDir out;
+  auto args = small_run(out.path().string());
+  args.insert(args.end(), {"--envs", "host", "--runs", "2"});
+  ASSERT_EQ(run_dlcbench(args).exit_code, 0);
+  const auto run_dir = testing::only_run_dir(out.path());
+  auto manifest = nlohmann::json::parse(std::ifstream(run_dir / "manifest.json"));
+  manifest["plan"]["environments"] = {"host", "docker"};
+  std::ofstream(run_dir / "manifest.json") << manifest.dump();
+  auto records = testing::read_records(run_dir);
+  std::ofstream results(run_dir / "results.jsonl", std::ios::app);
+  for (auto r : records) {
+    if (r.value("env", "") != "host") continue;
+    r["env"] = "docker";
+    if (r["type"] == "fingerprint") r["binary_sha256"] = std::string(64, '0');
+    results << r.dump() << "\n";
+  }
+  results.close();
+  auto report = run_dlcbench({"report", run_dir.string()});
+  EXPECT_EQ(report.exit_code, 3);
+  EXPECT_THAT(report.out, AllOf(HasSubstr("docker vs host: NOT COMPARED"), HasSubstr("binary_sha256"),
+                                HasSubstr(std::string(64, '0'))));
+}
+
 }  // namespace
 }  // namespace dlcbench
