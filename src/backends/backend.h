@@ -34,8 +34,9 @@ class Backend {
   // Library name and version and the thread settings in force, for the
   // fingerprint.
   virtual nlohmann::json describe() const = 0;
-  virtual std::unique_ptr<TrainingSession> prepare(const WorkloadInfo& workload,
-                                                   const ClassificationData& data,
+  // Builds the network and its optimiser and stages the data. Throws
+  // UsageError when the case cannot run (a batch larger than the data set).
+  virtual std::unique_ptr<TrainingSession> prepare(const WorkloadInfo& workload, const TrainingData& data,
                                                    const CaseSpec& spec) = 0;
 };
 

@@ -1,4 +1,5 @@
-// `dlcbench list`: the workloads, back ends, environments and data sets.
+// `dlcbench list`: the workloads, back ends, environments and data sets;
+// with --models, each network layer by layer.
 #include <iostream>
 
 #include <fmt/format.h>
@@ -11,15 +12,36 @@
 #include "workloads/registry.h"
 
 namespace dlcbench::cli {
+namespace {
+
+void print_models() {
+  for (const auto& w : workloads()) {
+    const auto& m = w.model;
+    std::cout << fmt::format("{} ({}; trains on {})\n", w.name, w.description, m.dataset);
+    for (const auto& layer : m.layers()) std::cout << "  " << layer << "\n";
+    const int batch = m.default_batch("cpu");
+    std::cout << fmt::format("  {} parameters; {:.3f} GFLOP per training example, {:.2f} GFLOP per training "
+                             "batch of {} (default batch on cpu; {} on gpu)\n\n",
+                             m.parameter_count(), m.training_flops_per_example() / 1e9,
+                             batch * m.training_flops_per_example() / 1e9, batch, m.default_batch("gpu"));
+  }
+  std::cout << "FLOPs count the multiply-adds of convolution, dense and LSTM layers (2 each), forward plus a\n"
+               "backward pass of twice the forward; the LSTM's per example is per sequence of its steps.\n";
+}
+
+}  // namespace
 
 void add_list_command(CLI::App& app, int& exit_code) {
   auto* cmd = app.add_subcommand("list", "Workloads, back ends, environments and data sets");
-  cmd->callback([&exit_code] {
+  auto models_only = std::make_shared<bool>(false);
+  cmd->add_flag("--models", *models_only, "Print each network's layers, parameter count and FLOPs");
+  cmd->callback([models_only, &exit_code] {
+    exit_code = kExitOk;
+    if (*models_only) return print_models();
     std::cout << "workloads:\n";
     for (const auto& w : workloads())
-      std::cout << fmt::format("  {:<10} {} [{}; {} parameters, {:.2f} GFLOP per example per step]\n", w.name,
-                               w.description, w.unit, w.model.parameter_count(),
-                               w.model.training_flops_per_example() / 1e9);
+      std::cout << fmt::format("  {:<10} {} [{}; {} parameters]\n", w.name, w.description, w.unit,
+                               w.model.parameter_count());
     std::cout << "back ends:\n";
     for (const auto& b : backends())
       std::cout << fmt::format("  {:<10} {} (devices: {})\n", b.name, b.description, fmt::join(b.devices, ", "));
@@ -31,7 +53,6 @@ void add_list_command(CLI::App& app, int& exit_code) {
     std::cout << fmt::format("data sets (fetch into {}):\n", default_data_root().string());
     for (const auto& d : fetchable_datasets())
       std::cout << fmt::format("  {:<10} `dlcbench data fetch {}`\n", d, d);
-    exit_code = kExitOk;
   });
 }
 

@@ -8,6 +8,7 @@
 #include <ctime>
 #include <iostream>
 #include <random>
+#include <set>
 
 #include <fmt/chrono.h>
 #include <fmt/format.h>
@@ -19,7 +20,7 @@
 #include "core/process.h"
 #include "core/results_file.h"
 #include "data/dataset.h"
-#include "data/mnist.h"
+#include "data/training_data.h"
 #include "orchestrator/plan.h"
 #include "orchestrator/scheduler.h"
 #include "report/console.h"
@@ -67,18 +68,13 @@ int cpu_count() {
   return CPU_COUNT(&set);
 }
 
-// Fails early, before anything is launched, if the data is missing or bad.
+// Fails early, before anything is launched, if a data set is missing or bad.
 void check_data(const Plan& plan) {
-  if (plan.data == kSyntheticData) return;
-  if (!fs::is_directory(plan.data))
-    throw DataError(fmt::format("data folder {} does not exist: run `dlcbench data fetch mnist` (it "
-                                "downloads to {} by default) or pass --data synthetic",
-                                plan.data, default_data_root().string()));
-  for (const auto& c : plan.cases)
-    if (find_workload(c.workload)->dataset == "mnist") {
-      const auto dir = dataset_folder(plan.data, "mnist");
-      load_mnist(dir, "train");
-    }
+  std::set<std::string> checked;
+  for (const auto& c : plan.cases) {
+    const auto& model = find_workload(c.workload)->model;
+    if (checked.insert(model.dataset).second) check_training_data(model, plan.data);
+  }
 }
 
 std::vector<std::string> default_environments() {

@@ -14,7 +14,7 @@
 #include "core/errors.h"
 #include "core/fingerprint.h"
 #include "core/timer.h"
-#include "data/dataset.h"
+#include "data/training_data.h"
 
 namespace dlcbench::cli {
 namespace {
@@ -31,17 +31,6 @@ void emit(const nlohmann::json& line) {
   std::fflush(stdout);
 }
 
-ClassificationData load_training_data(const WorkerOptions& o, const WorkloadInfo& w) {
-  if (o.data == kSyntheticData) {
-    // Same example shape as the real set; enough examples for many batches.
-    const std::size_t count = std::max<std::size_t>(8192, 4 * static_cast<std::size_t>(o.spec.batch));
-    return make_synthetic({w.model.layer_sizes.front()},
-                          static_cast<int>(w.model.layer_sizes.back()), count, o.spec.seed);
-  }
-  if (w.dataset == "mnist") return load_mnist_training(o.data);
-  throw UsageError(fmt::format("workload {} needs data set {}, which has no loader yet", w.name, w.dataset));
-}
-
 int run_worker(const WorkerOptions& o) {
   const CaseSpec& spec = o.spec;
   validate_case_names(spec.workload, spec.backend, spec.device);
@@ -53,7 +42,7 @@ int run_worker(const WorkerOptions& o) {
 
   auto backend = make_backend(spec.backend, spec.threads);
   Stopwatch load_clock;
-  const ClassificationData data = load_training_data(o, workload);
+  const TrainingData data = load_training_data(workload.model, o.data, spec.batch, spec.seed);
   const double load_seconds = load_clock.seconds();
 
   auto session = backend->prepare(workload, data, spec);

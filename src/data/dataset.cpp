@@ -25,6 +25,28 @@ nlohmann::json describe(const ClassificationData& d) {
           {"classes", d.num_classes}};
 }
 
+nlohmann::json describe(const TokenStream& t) {
+  return {{"name", t.name},          {"synthetic", t.synthetic},  {"source", t.source},
+          {"examples", t.tokens.size()}, {"vocabulary", t.vocabulary}};
+}
+
+nlohmann::json describe(const TrainingData& d) {
+  return std::visit([](const auto& data) { return describe(data); }, d);
+}
+
+TokenStream make_synthetic_tokens(std::int64_t vocabulary, std::size_t count, std::uint64_t seed) {
+  TokenStream t;
+  t.name = "synthetic";
+  t.synthetic = true;
+  t.source = "random: word ids uniform over the vocabulary";
+  t.vocabulary = vocabulary;
+  std::mt19937_64 rng(seed);
+  std::uniform_int_distribution<std::int64_t> word(0, vocabulary - 1);
+  t.tokens.resize(count);
+  for (auto& w : t.tokens) w = word(rng);
+  return t;
+}
+
 std::filesystem::path dataset_folder(const std::filesystem::path& location, const std::string& name) {
   if (name == "mnist" && std::filesystem::exists(location / kMnistFiles[0])) return location;
   return location / name;

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include <nlohmann/json_fwd.hpp>
@@ -24,9 +25,23 @@ struct ClassificationData {
   std::size_t example_size() const;
 };
 
+// A language-model training text as one stream of word ids (sentences
+// joined, each ended by <eos>).
+struct TokenStream {
+  std::string name;  // "ptb", "brown-ptb-format", or "synthetic"
+  bool synthetic = false;
+  std::string source;
+  std::int64_t vocabulary = 0;
+  std::vector<std::int64_t> tokens;
+};
+
+using TrainingData = std::variant<ClassificationData, TokenStream>;
+
 // Describes the data for the fingerprint line, so every result says what it
 // trained on.
 nlohmann::json describe(const ClassificationData& d);
+nlohmann::json describe(const TokenStream& t);
+nlohmann::json describe(const TrainingData& d);
 
 // The folder of one data set under a data location given by the user: the
 // folder itself if it holds the data set's files, else <location>/<name>.
@@ -39,6 +54,9 @@ ClassificationData load_mnist_training(const std::filesystem::path& location);
 // Random data of the given shape: standard normal features, uniform labels.
 ClassificationData make_synthetic(std::vector<std::int64_t> example_shape, int num_classes,
                                   std::size_t count, std::uint64_t seed);
+
+// Random word ids, uniform over the vocabulary.
+TokenStream make_synthetic_tokens(std::int64_t vocabulary, std::size_t count, std::uint64_t seed);
 
 // Where `dlcbench data fetch` puts data sets and where --data points by
 // default: $DLCBENCH_DATA, else $XDG_CACHE_HOME/dlcbench, else ~/.cache/dlcbench.

@@ -37,7 +37,7 @@ std::vector<CaseSpec> expand_cases(const PlanRequest& request) {
     for (const auto& backend : request.backends) {
       validate_case_names(workload, backend, request.device);
       std::vector<int> batches = request.batches;
-      if (batches.empty()) batches.push_back(find_workload(workload)->model.default_batch);
+      if (batches.empty()) batches.push_back(find_workload(workload)->model.default_batch(request.device));
       for (int batch : batches) {
         CaseSpec c;
         c.workload = workload;

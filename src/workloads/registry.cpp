@@ -5,14 +5,23 @@
 #include <fmt/format.h>
 
 #include "core/errors.h"
+#include "workloads/models/alexnet.h"
 #include "workloads/models/fcn5.h"
+#include "workloads/models/lstm.h"
+#include "workloads/models/resnet56.h"
 
 namespace dlcbench {
 
 const std::vector<WorkloadInfo>& workloads() {
   static const std::vector<WorkloadInfo> all = {
-      {"fcn5", "FCN-5 on MNIST: 784-2048-4096-1024-10, sigmoid, SGD momentum 0.9, lr 0.05",
-       "s/batch", "mnist", models::fcn5()},
+      {"fcn5", "FCN-5 on MNIST: 784-2048-4096-1024-10, sigmoid, SGD momentum 0.9, lr 0.05", "s/batch",
+       models::fcn5()},
+      {"alexnet", "AlexNet-R on CIFAR-10: cuda-convnet 18pct without LRN, SGD momentum 0.9, lr 0.01", "s/batch",
+       models::alexnet()},
+      {"resnet56", "ResNet-56 on CIFAR-10: 6n+2, n=9, 16/32/64 channels, batch norm, SGD momentum 0.9, lr 0.01",
+       "s/batch", models::resnet56()},
+      {"lstm", "2-layer LSTM language model on PTB: hidden 256, 32 steps, vocabulary 10000, SGD lr 1.0",
+       "s/batch", models::lstm()},
   };
   return all;
 }

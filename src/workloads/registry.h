@@ -2,7 +2,6 @@
 // command line.
 #pragma once
 
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -13,9 +12,9 @@ namespace dlcbench {
 struct WorkloadInfo {
   std::string name;
   std::string description;
-  std::string unit;     // of the reported figure, e.g. "s/batch"
-  std::string dataset;  // data set it trains on
-  models::MlpSpec model;
+  std::string unit;  // of the reported figure, e.g. "s/batch"
+  models::ModelSpec model;
+  const std::string& dataset() const { return model.dataset; }
 };
 
 const std::vector<WorkloadInfo>& workloads();

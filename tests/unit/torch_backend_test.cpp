@@ -32,7 +32,7 @@ TEST(TorchBackend, MlpLossFallsOnALearnableProblem) {
   // plateau for its first hundred-odd steps (see the real-MNIST figures in
   // bench/README.md).
   WorkloadInfo small = *find_workload("fcn5");
-  small.model.layer_sizes = {784, 64, 10};
+  std::get<models::MlpSpec>(small.model.architecture).layer_sizes = {784, 64, 10};
   const ClassificationData data = banded_data(640);
   CaseSpec spec;
   spec.batch = 32;

@@ -4,59 +4,45 @@
 #include <torch/torch.h>
 #include <torch/version.h>
 
+#include "backends/torch/networks.h"
 #include "core/errors.h"
+#include "data/ptb.h"
 
 namespace dlcbench {
 namespace {
 
-// A multi-layer perceptron as the spec describes it, in the style of the
-// PyTorch C++ MNIST example.
-struct MlpNet : torch::nn::Module {
-  explicit MlpNet(const models::MlpSpec& spec) : activation(spec.activation) {
-    for (std::size_t i = 1; i < spec.layer_sizes.size(); ++i) {
-      auto layer = register_module(fmt::format("fc{}", i),
-                                   torch::nn::Linear(spec.layer_sizes[i - 1], spec.layer_sizes[i]));
-      torch::NoGradGuard no_grad;
-      torch::nn::init::xavier_uniform_(layer->weight);
-      torch::nn::init::zeros_(layer->bias);
-      layers.push_back(layer);
-    }
-  }
+using torch_backend::Classifier;
+using torch_backend::LanguageModel;
 
-  torch::Tensor forward(torch::Tensor x) {
-    for (std::size_t i = 0; i + 1 < layers.size(); ++i) {
-      x = layers[i]->forward(x);
-      x = activation == models::Activation::kSigmoid ? torch::sigmoid(x) : torch::relu(x);
-    }
-    return layers.back()->forward(x);
-  }
+torch::optim::SGD make_sgd(const std::vector<torch::Tensor>& params, const models::SgdSpec& s) {
+  return torch::optim::SGD(params, torch::optim::SGDOptions(s.learning_rate).momentum(s.momentum));
+}
 
-  models::Activation activation;
-  std::vector<torch::nn::Linear> layers;
-};
+std::string shape_text(const std::vector<std::int64_t>& shape) { return fmt::format("{}", fmt::join(shape, "x")); }
 
-class TorchMlpSession : public TrainingSession {
+// Image and feature classifiers: FCN-5, AlexNet-R, ResNet-56.
+class ClassifierSession : public TrainingSession {
  public:
-  TorchMlpSession(const models::MlpSpec& spec, const ClassificationData& data, const CaseSpec& c)
-      : net_(std::make_shared<MlpNet>(spec)),
-        optimizer_(net_->parameters(), torch::optim::SGDOptions(spec.optimizer.learning_rate)
-                                           .momentum(spec.optimizer.momentum)),
+  ClassifierSession(const models::ModelSpec& spec, const ClassificationData& data, const CaseSpec& c)
+      : net_(torch_backend::make_classifier(spec)), optimizer_(make_sgd(net_->parameters(), spec.optimizer)),
         batch_(c.batch) {
-    if (data.example_size() != static_cast<std::size_t>(spec.layer_sizes.front()))
-      throw UsageError(fmt::format("{} expects {} inputs per example, data set {} has {}", spec.name,
-                                   spec.layer_sizes.front(), data.name, data.example_size()));
+    if (data.example_shape != spec.input_shape())
+      throw UsageError(fmt::format("{} expects examples of shape {}, data set {} has {}", spec.name,
+                                   shape_text(spec.input_shape()), data.name, shape_text(data.example_shape)));
     if (data.count < static_cast<std::size_t>(c.batch))
-      throw UsageError(fmt::format("data set {} has {} examples, fewer than one batch of {}",
-                                   data.name, data.count, c.batch));
+      throw UsageError(fmt::format("--batch {} is larger than data set {}, which has {} examples", c.batch,
+                                   data.name, data.count));
     const auto n = static_cast<std::int64_t>(data.count);
-    auto features = torch::from_blob(const_cast<float*>(data.features.data()),
-                                     {n, static_cast<std::int64_t>(data.example_size())});
+    std::vector<std::int64_t> shape = {n};
+    shape.insert(shape.end(), data.example_shape.begin(), data.example_shape.end());
+    auto features = torch::from_blob(const_cast<float*>(data.features.data()), shape);
     auto labels = torch::from_blob(const_cast<std::int64_t*>(data.labels.data()), {n}, torch::kInt64);
     // Shuffle once, seeded, so consecutive batches mix the classes.
     auto order = torch::randperm(n, torch::kInt64);
     features_ = features.index_select(0, order);
     labels_ = labels.index_select(0, order);
     batches_ = data.count / static_cast<std::size_t>(c.batch);
+    net_->train();
   }
 
   void load_batch(std::size_t index) override {
@@ -73,18 +59,74 @@ class TorchMlpSession : public TrainingSession {
     return loss.item<double>();
   }
 
-  std::int64_t parameter_count() const override {
+  std::int64_t parameter_count() const override { return count(net_->parameters()); }
+
+  static std::int64_t count(const std::vector<torch::Tensor>& params) {
     std::int64_t n = 0;
-    for (const auto& p : net_->parameters()) n += p.numel();
+    for (const auto& p : params) n += p.numel();
     return n;
   }
 
  private:
-  std::shared_ptr<MlpNet> net_;
+  std::shared_ptr<Classifier> net_;
   torch::optim::SGD optimizer_;
   int batch_;
   std::size_t batches_ = 0;
   torch::Tensor features_, labels_, x_, y_;
+};
+
+// The LSTM language model: truncated back-propagation through time over a
+// [steps, batch] token matrix, the hidden state carried from one window to
+// the next (detached) and reset when the windows wrap around.
+class LanguageModelSession : public TrainingSession {
+ public:
+  LanguageModelSession(const models::ModelSpec& spec, const TokenStream& text, const CaseSpec& c)
+      : lstm_spec_(std::get<models::LstmSpec>(spec.architecture)),
+        net_(std::make_shared<LanguageModel>(lstm_spec_)),
+        optimizer_(make_sgd(net_->parameters(), spec.optimizer)),
+        clip_(spec.optimizer.clip_grad_norm) {
+    if (text.vocabulary > lstm_spec_.vocabulary)
+      throw UsageError(fmt::format("data set {} has a vocabulary of {} words, more than {}'s {}", text.name,
+                                   text.vocabulary, spec.name, lstm_spec_.vocabulary));
+    const TokenBatches batches = batchify(text.tokens, static_cast<std::size_t>(c.batch));
+    windows_ = windows_per_epoch(batches, static_cast<std::size_t>(lstm_spec_.sequence));
+    matrix_ = torch::from_blob(const_cast<std::int64_t*>(batches.data.data()),
+                               {static_cast<std::int64_t>(batches.steps), static_cast<std::int64_t>(batches.batch)},
+                               torch::kInt64)
+                  .clone();
+    state_ = net_->initial_state(c.batch);
+    net_->train();
+  }
+
+  void load_batch(std::size_t index) override {
+    const std::size_t window = index % windows_;
+    if (window == 0) state_ = net_->initial_state(matrix_.size(1));  // a new pass over the text
+    const auto start = static_cast<std::int64_t>(window) * lstm_spec_.sequence;
+    input_ = matrix_.narrow(0, start, lstm_spec_.sequence);
+    target_ = matrix_.narrow(0, start + 1, lstm_spec_.sequence);
+  }
+
+  double train_step() override {
+    optimizer_.zero_grad();
+    auto [scores, state] = net_->forward(input_, state_);
+    auto loss = torch::nn::functional::cross_entropy(scores, target_.reshape({-1}));
+    loss.backward();
+    if (clip_ > 0) torch::nn::utils::clip_grad_norm_(net_->parameters(), clip_);
+    optimizer_.step();
+    state_ = {std::get<0>(state).detach(), std::get<1>(state).detach()};
+    return loss.item<double>();
+  }
+
+  std::int64_t parameter_count() const override { return ClassifierSession::count(net_->parameters()); }
+
+ private:
+  models::LstmSpec lstm_spec_;
+  std::shared_ptr<LanguageModel> net_;
+  torch::optim::SGD optimizer_;
+  double clip_;
+  std::size_t windows_ = 0;
+  torch::Tensor matrix_, input_, target_;
+  torch_backend::LstmState state_;
 };
 
 class TorchBackend : public Backend {
@@ -97,28 +139,35 @@ class TorchBackend : public Backend {
   nlohmann::json describe() const override {
     return {{"name", "torch"},
             {"library", "LibTorch"},
-            {"version", fmt::format("{}.{}.{}", TORCH_VERSION_MAJOR, TORCH_VERSION_MINOR,
-                                    TORCH_VERSION_PATCH)},
+            {"version", fmt::format("{}.{}.{}", TORCH_VERSION_MAJOR, TORCH_VERSION_MINOR, TORCH_VERSION_PATCH)},
             {"threads", {{"requested", threads_},
                          {"intra_op", torch::get_num_threads()},
                          {"inter_op", torch::get_num_interop_threads()}}}};
   }
 
-  std::unique_ptr<TrainingSession> prepare(const WorkloadInfo& workload,
-                                           const ClassificationData& data,
+  std::unique_ptr<TrainingSession> prepare(const WorkloadInfo& workload, const TrainingData& data,
                                            const CaseSpec& spec) override {
     torch::manual_seed(spec.seed);
-    return std::make_unique<TorchMlpSession>(workload.model, data, spec);
+    const auto& model = workload.model;
+    if (std::holds_alternative<models::LstmSpec>(model.architecture)) {
+      const auto* text = std::get_if<TokenStream>(&data);
+      if (!text) throw UsageError(fmt::format("{} trains on text, not on {}", workload.name, describe_kind(data)));
+      return std::make_unique<LanguageModelSession>(model, *text, spec);
+    }
+    const auto* examples = std::get_if<ClassificationData>(&data);
+    if (!examples) throw UsageError(fmt::format("{} trains on labelled examples, not on text", workload.name));
+    return std::make_unique<ClassifierSession>(model, *examples, spec);
   }
 
  private:
+  static std::string describe_kind(const TrainingData& d) {
+    return std::holds_alternative<TokenStream>(d) ? "text" : "labelled examples";
+  }
   int threads_;
 };
 
 }  // namespace
 
-std::unique_ptr<Backend> make_torch_backend(int threads) {
-  return std::make_unique<TorchBackend>(threads);
-}
+std::unique_ptr<Backend> make_torch_backend(int threads) { return std::make_unique<TorchBackend>(threads); }
 
 }  // namespace dlcbench

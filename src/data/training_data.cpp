@@ -1,0 +1,62 @@
+#include "data/training_data.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "core/case_spec.h"
+#include "core/errors.h"
+#include "data/cifar10.h"
+#include "data/mnist.h"
+#include "data/ptb.h"
+
+namespace dlcbench {
+namespace {
+
+TokenStream from_corpus(TokenCorpus corpus) {
+  TokenStream t;
+  t.name = corpus.name;
+  t.source = corpus.source;
+  t.vocabulary = static_cast<std::int64_t>(corpus.vocab.size());
+  t.tokens = std::move(corpus.train);
+  return t;
+}
+
+void require_known(const models::ModelSpec& model) {
+  if (model.dataset != "mnist" && model.dataset != "cifar10" && model.dataset != "ptb")
+    throw UsageError(fmt::format("workload {} needs data set {}, which has no loader", model.name, model.dataset));
+}
+
+}  // namespace
+
+TrainingData load_training_data(const models::ModelSpec& model, const std::string& location, int batch,
+                                std::uint64_t seed) {
+  require_known(model);
+  if (location == kSyntheticData) {
+    if (const auto* lstm = std::get_if<models::LstmSpec>(&model.architecture)) {
+      // About as many words as PTB's training text, and always many windows.
+      const auto words = std::max<std::size_t>(
+          929589, 8 * static_cast<std::size_t>(batch) * static_cast<std::size_t>(lstm->sequence + 1));
+      return make_synthetic_tokens(lstm->vocabulary, words, seed);
+    }
+    const std::size_t count = std::max<std::size_t>(8192, 4 * static_cast<std::size_t>(batch));
+    return make_synthetic(model.input_shape(), static_cast<int>(model.outputs()), count, seed);
+  }
+  if (model.dataset == "mnist") return load_mnist_training(location);
+  if (model.dataset == "cifar10") return load_cifar10_training(location);
+  return from_corpus(load_ptb_format(location));
+}
+
+void check_training_data(const models::ModelSpec& model, const std::string& location) {
+  require_known(model);
+  if (location == kSyntheticData) return;
+  if (!std::filesystem::is_directory(location))
+    throw DataError(fmt::format("data folder {} does not exist: run `dlcbench data fetch {}` (it downloads to {} "
+                                "by default), point --data at the folder, or pass --data synthetic",
+                                location, model.dataset, default_data_root().string()));
+  if (model.dataset == "mnist") load_mnist(dataset_folder(location, "mnist"), "train");
+  if (model.dataset == "cifar10") load_cifar10_training(location);
+  if (model.dataset == "ptb") load_ptb_format(location);
+}
+
+}  // namespace dlcbench
