@@ -85,6 +85,30 @@ TEST(Docker, HostAndDockerBothMeasureIdenticalBits) {
   EXPECT_EQ(ps.out, "");
 }
 
+TEST(Docker, ThePapersFourNetworksRunInBothEnvironments) {
+  require_docker();
+  testing::TempDir out;
+  auto r = testing::run_dlcbench({"run", "--workloads", "fcn5,alexnet,resnet56,lstm", "--envs", "host,docker",
+                                  "--runs", "1", "--iters", "2", "--warmup", "0", "--batch", "4", "--data",
+                                  "synthetic", "--out", out.path().string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  std::map<std::string, int> measured;  // "case env" -> samples
+  std::map<std::string, std::int64_t> parameters;
+  for (const auto& rec : testing::read_records(testing::only_run_dir(out.path()))) {
+    const std::string key = rec.value("case", "") + " " + rec.value("env", "");
+    if (rec.value("type", "") == "sample") measured[key] += 1;
+    if (rec.value("type", "") == "fingerprint") parameters[key] = rec["model"]["parameters"].get<std::int64_t>();
+  }
+  const std::map<std::string, std::int64_t> expected = {
+      {"fcn5", 14205962}, {"alexnet", 85098}, {"resnet56", 853018}, {"lstm", 6182672}};
+  for (const auto& [workload, params] : expected)
+    for (const char* env : {"host", "docker"}) {
+      const std::string key = workload + "/torch/cpu/b4 " + env;
+      EXPECT_EQ(measured[key], 2) << key;
+      EXPECT_EQ(parameters[key], params) << key;
+    }
+}
+
 TEST(Docker, DataFolderIsMountedReadOnlyIntoTheContainer) {
   require_docker();
   testing::TempDir dir;
