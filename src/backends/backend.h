@@ -20,6 +20,10 @@ class TrainingSession {
   // Not timed: makes mini-batch `index` (wrapping around the data set) the
   // input of the next step. The data is already in memory.
   virtual void load_batch(std::size_t index) = 0;
+  // For --input disk: makes the batch just read from the files (batch x
+  // example floats, batch labels) the input of the next step. The memory
+  // stays the caller's until the next call.
+  virtual void load_examples(const float* features, const std::int64_t* labels);
   // Timed: one forward pass, backward pass and optimiser step on the loaded
   // batch. Returns the loss of that forward pass.
   virtual double train_step() = 0;

@@ -41,6 +41,7 @@ struct RunOptions {
   std::string device = "cpu";
   std::string envs;  // empty: host and every runtime found
   std::string batches;
+  std::string input = "memory";
   int runs = 20;
   int warmup = 5;
   int iters = 20;
@@ -98,6 +99,7 @@ int run(const RunOptions& o, const std::vector<std::string>& command_line) {
   request.warmup = o.warmup;
   request.iters = o.iters;
   request.threads = o.threads > 0 ? o.threads : cpu_count();
+  request.input = o.input;
 
   Plan plan;
   plan.cases = expand_cases(request);
@@ -119,6 +121,8 @@ int run(const RunOptions& o, const std::vector<std::string>& command_line) {
                    [&](const auto& e) { return e.text == plan.baseline; }))
     throw UsageError(fmt::format("baseline environment '{}' is not among --envs ({})", plan.baseline,
                                  fmt::join(env_names, ",")));
+  if (request.input == "disk" && plan.data == kSyntheticData)
+    throw UsageError("--input disk reads batches from the data set's files; synthetic data has none: pass --data");
   check_data(plan);
 
   const std::string run_id = make_run_id(plan.seed);
@@ -225,6 +229,8 @@ void add_run_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--device", o->device, "cpu or gpu")->capture_default_str();
   cmd->add_option("--envs", o->envs, "Comma-separated environments, e.g. host,docker (default: host and every runtime found)");
   cmd->add_option("--batch", o->batches, "Batch size, or a comma-separated sweep such as 64,128,256 (default: per workload)");
+  cmd->add_option("--input", o->input, "memory: batches from memory; disk: each step reads its batch from the data files (timed)")
+      ->capture_default_str();
   cmd->add_option("--runs", o->runs, "Rounds: launches of each case in each environment")->capture_default_str();
   cmd->add_option("--warmup", o->warmup, "Warm-up batches per launch, reported apart")->capture_default_str();
   cmd->add_option("--iters", o->iters, "Measured batches per launch")->capture_default_str();

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <cstdio>
 #include <iostream>
+#include <numeric>
+#include <random>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -14,6 +16,7 @@
 #include "core/errors.h"
 #include "core/fingerprint.h"
 #include "core/timer.h"
+#include "data/example_reader.h"
 #include "data/training_data.h"
 
 namespace dlcbench::cli {
@@ -31,6 +34,35 @@ void emit(const nlohmann::json& line) {
   std::fflush(stdout);
 }
 
+// --input disk: batches of examples read from the data set's files in a
+// seeded shuffled order, one read per example.
+struct DiskBatches {
+  DiskBatches() = default;
+  DiskBatches(const WorkloadInfo& workload, const std::string& data, const CaseSpec& spec)
+      : batch(static_cast<std::size_t>(spec.batch)) {
+    if (data == kSyntheticData)
+      throw UsageError("--input disk reads batches from the data set's files; synthetic data has none: pass --data");
+    reader = open_example_reader(workload.dataset(), data);
+    order.resize(reader->count());
+    std::iota(order.begin(), order.end(), std::size_t{0});
+    std::mt19937_64 rng(spec.seed);
+    for (std::size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[rng() % i]);
+    features.resize(batch * reader->example_size());
+    labels.resize(batch);
+  }
+
+  void read(std::size_t step) {
+    for (std::size_t k = 0; k < batch; ++k)
+      labels[k] = reader->read(order[(step * batch + k) % order.size()], &features[k * reader->example_size()]);
+  }
+
+  std::size_t batch = 0;
+  std::unique_ptr<ExampleReader> reader;
+  std::vector<std::size_t> order;
+  std::vector<float> features;
+  std::vector<std::int64_t> labels;
+};
+
 int run_worker(const WorkerOptions& o) {
   const CaseSpec& spec = o.spec;
   validate_case_names(spec.workload, spec.backend, spec.device);
@@ -38,6 +70,8 @@ int run_worker(const WorkerOptions& o) {
   if (spec.batch < 1) throw UsageError("--batch must be at least 1");
   if (spec.iters < 1) throw UsageError("--iters must be at least 1");
   if (spec.warmup < 0) throw UsageError("--warmup cannot be negative");
+  if (spec.input != "memory" && spec.input != "disk")
+    throw UsageError(fmt::format("--input {}: valid values are memory and disk", spec.input));
   const WorkloadInfo& workload = *find_workload(spec.workload);
 
   auto backend = make_backend(spec.backend, spec.threads);
@@ -56,20 +90,35 @@ int run_worker(const WorkerOptions& o) {
   fingerprint["dataset"]["load_seconds"] = load_seconds;
   emit(fingerprint);
 
+  DiskBatches disk;
+  if (spec.input == "disk") disk = DiskBatches(workload, o.data, spec);
+
   const int total = spec.warmup + spec.iters;
   double measured_sum = 0;
   for (int i = 0; i < total; ++i) {
-    session->load_batch(static_cast<std::size_t>(i));
+    const auto index = static_cast<std::size_t>(i);
+    double read_seconds = 0;
     Stopwatch step_clock;
+    if (disk.reader) {
+      // Reading the batch is part of the step: that is what --input disk measures.
+      disk.read(index);
+      read_seconds = step_clock.seconds();
+      session->load_examples(disk.features.data(), disk.labels.data());
+    } else {
+      session->load_batch(index);
+      step_clock.restart();
+    }
     const double loss = session->train_step();
     const double seconds = step_clock.seconds();
     const bool warmup = i < spec.warmup;
     if (!warmup) measured_sum += seconds;
-    emit({{"type", "sample"},
-          {"phase", warmup ? "warmup" : "measured"},
-          {"iter", warmup ? i : i - spec.warmup},
-          {"seconds", seconds},
-          {"loss", std::isfinite(loss) ? nlohmann::json(loss) : nlohmann::json()}});
+    nlohmann::json sample = {{"type", "sample"},
+                             {"phase", warmup ? "warmup" : "measured"},
+                             {"iter", warmup ? i : i - spec.warmup},
+                             {"seconds", seconds},
+                             {"loss", std::isfinite(loss) ? nlohmann::json(loss) : nlohmann::json()}};
+    if (disk.reader) sample["read_seconds"] = read_seconds;
+    emit(sample);
   }
   emit({{"type", "done"},
         {"measured", spec.iters},
@@ -92,6 +141,8 @@ void add_worker_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--iters", s.iters, "Measured steps")->capture_default_str();
   cmd->add_option("--threads", s.threads, "Compute threads")->capture_default_str();
   cmd->add_option("--seed", s.seed, "Seed for weights, shuffling and synthetic data")->capture_default_str();
+  cmd->add_option("--input", s.input, "memory, or disk: each step reads its batch from the data files (timed)")
+      ->capture_default_str();
   cmd->add_option("--data", options->data,
                   "Data folder (or its parent), or `synthetic` for random data of the same shape")
       ->capture_default_str();

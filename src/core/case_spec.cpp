@@ -6,7 +6,7 @@
 namespace dlcbench {
 
 std::string CaseSpec::id() const {
-  return fmt::format("{}/{}/{}/b{}", workload, backend, device, batch);
+  return fmt::format("{}/{}/{}/b{}{}", workload, backend, device, batch, input == "disk" ? "/disk" : "");
 }
 
 std::vector<std::string> CaseSpec::worker_args() const {
@@ -18,13 +18,15 @@ std::vector<std::string> CaseSpec::worker_args() const {
           "--warmup", std::to_string(warmup),
           "--iters", std::to_string(iters),
           "--threads", std::to_string(threads),
-          "--seed", std::to_string(seed)};
+          "--seed", std::to_string(seed),
+          "--input", input};
 }
 
 void to_json(nlohmann::json& j, const CaseSpec& c) {
   j = {{"id", c.id()},         {"workload", c.workload}, {"backend", c.backend},
        {"device", c.device},   {"batch", c.batch},       {"warmup", c.warmup},
-       {"iters", c.iters},     {"threads", c.threads},   {"seed", c.seed}};
+       {"iters", c.iters},     {"threads", c.threads},   {"seed", c.seed},
+       {"input", c.input}};
 }
 
 void from_json(const nlohmann::json& j, CaseSpec& c) {
@@ -36,6 +38,7 @@ void from_json(const nlohmann::json& j, CaseSpec& c) {
   j.at("iters").get_to(c.iters);
   j.at("threads").get_to(c.threads);
   c.seed = j.value("seed", std::uint64_t{42});
+  c.input = j.value("input", std::string("memory"));
 }
 
 }  // namespace dlcbench

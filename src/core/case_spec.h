@@ -20,8 +20,12 @@ struct CaseSpec {
   int iters = 20;
   int threads = 1;
   std::uint64_t seed = 42;
+  // "memory": batches come from the data set loaded before timing;
+  // "disk": each step reads its batch from the data set's files, timed.
+  std::string input = "memory";
 
-  // Identifies the case in results and reports, e.g. "fcn5/torch/cpu/b64".
+  // Identifies the case in results and reports, e.g. "fcn5/torch/cpu/b64",
+  // with "/disk" appended when batches are read from disk.
   std::string id() const;
   // Arguments that make `dlcbench worker` run this case; the data location is
   // added by the environment, which knows where the data is mounted.

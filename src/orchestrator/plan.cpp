@@ -31,6 +31,8 @@ std::vector<CaseSpec> expand_cases(const PlanRequest& request) {
   if (request.iters < 1) throw UsageError("--iters must be at least 1");
   if (request.warmup < 0) throw UsageError("--warmup cannot be negative");
   if (request.threads < 1) throw UsageError("--threads must be at least 1");
+  if (request.input != "memory" && request.input != "disk")
+    throw UsageError(fmt::format("--input {}: valid values are memory and disk", request.input));
 
   std::vector<CaseSpec> cases;
   for (const auto& workload : request.workloads)
@@ -48,6 +50,7 @@ std::vector<CaseSpec> expand_cases(const PlanRequest& request) {
         c.iters = request.iters;
         c.threads = request.threads;
         c.seed = request.seed;
+        c.input = request.input;
         cases.push_back(c);
       }
     }

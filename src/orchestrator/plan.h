@@ -31,6 +31,7 @@ struct PlanRequest {
   int iters = 20;
   int threads = 1;
   std::uint64_t seed = 42;
+  std::string input = "memory";  // or "disk"
 };
 
 // Expands the request into cases, validating every name (UsageError lists

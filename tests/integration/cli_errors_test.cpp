@@ -92,6 +92,35 @@ TEST(Cli, RealMnistFormatFilesTrain) {
   EXPECT_EQ(fingerprint["dataset"]["examples"], 40);
 }
 
+TEST(Cli, DiskInputReadsEveryBatchFromTheFiles) {
+  TempDir dir;
+  testing::write_mnist_split(dir / "mnist", "train", 40);
+  auto r = run_dlcbench({"worker", "--data", dir.path().string(), "--input", "disk", "--batch", "8", "--warmup", "0",
+                         "--iters", "3", "--threads", "1"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::stringstream lines(r.out);
+  std::string line;
+  int samples = 0;
+  while (std::getline(lines, line)) {
+    auto j = nlohmann::json::parse(line);
+    if (j["type"] == "fingerprint") {
+      EXPECT_EQ(j["case"]["id"], "fcn5/torch/cpu/b8/disk");
+    }
+    if (j["type"] != "sample") continue;
+    ++samples;
+    EXPECT_GT(j["read_seconds"].get<double>(), 0);
+    EXPECT_LT(j["read_seconds"].get<double>(), j["seconds"].get<double>());
+  }
+  EXPECT_EQ(samples, 3);
+  auto synthetic = run_dlcbench({"run", "--envs", "host", "--input", "disk", "--data", "synthetic", "--out",
+                                 (dir / "res").string()});
+  EXPECT_EQ(synthetic.exit_code, 2);
+  EXPECT_THAT(synthetic.err, HasSubstr("synthetic data has none"));
+  auto bad = run_dlcbench({"run", "--envs", "host", "--input", "tape", "--out", (dir / "res").string()});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_THAT(bad.err, HasSubstr("valid values are memory and disk"));
+}
+
 TEST(Cli, DockerUnreachableKeepsTheHostSamples) {
   TempDir out;
   auto args = small_run(out.path().string());

@@ -113,15 +113,22 @@ TEST(Docker, DataFolderIsMountedReadOnlyIntoTheContainer) {
   require_docker();
   testing::TempDir dir;
   testing::write_mnist_split(dir / "mnist", "train", 32);
-  auto r = testing::run_dlcbench({"run", "--envs", "host,docker", "--runs", "1", "--iters", "2", "--warmup", "0",
-                                  "--batch", "8", "--data", dir.path().string(), "--out", (dir / "res").string()});
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  const auto by_env = summarize_records(testing::read_records(testing::only_run_dir(dir / "res")));
-  ASSERT_EQ(by_env.at("docker").fingerprints.size(), 1u);
-  const json& fp = by_env.at("docker").fingerprints[0];
-  EXPECT_EQ(fp["dataset"]["name"], "mnist");
-  EXPECT_EQ(fp["dataset"]["source"], "/data/mnist");
-  EXPECT_EQ(fp["dataset"]["examples"], 32);
+  // Batches from memory, and read from the mounted files on every step.
+  for (const std::string input : {"memory", "disk"}) {
+    const auto out = dir / ("res-" + input);
+    auto r = testing::run_dlcbench({"run", "--envs", "host,docker", "--runs", "1", "--iters", "2", "--warmup", "0",
+                                    "--batch", "8", "--input", input, "--data", dir.path().string(), "--out",
+                                    out.string()});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const auto by_env = summarize_records(testing::read_records(testing::only_run_dir(out)));
+    ASSERT_EQ(by_env.at("docker").fingerprints.size(), 1u);
+    EXPECT_EQ(by_env.at("docker").measured, 2) << input;
+    const json& fp = by_env.at("docker").fingerprints[0];
+    EXPECT_EQ(fp["dataset"]["name"], "mnist");
+    EXPECT_EQ(fp["dataset"]["source"], "/data/mnist");
+    EXPECT_EQ(fp["dataset"]["examples"], 32);
+    EXPECT_EQ(fp["case"]["input"], input);
+  }
 }
 
 TEST(Docker, AMissingImageIsAClearErrorAndTheHostStillRuns) {

@@ -42,7 +42,14 @@ class ClassifierSession : public TrainingSession {
     features_ = features.index_select(0, order);
     labels_ = labels.index_select(0, order);
     batches_ = data.count / static_cast<std::size_t>(c.batch);
+    batch_shape_ = shape;
+    batch_shape_[0] = c.batch;
     net_->train();
+  }
+
+  void load_examples(const float* features, const std::int64_t* labels) override {
+    x_ = torch::from_blob(const_cast<float*>(features), batch_shape_);
+    y_ = torch::from_blob(const_cast<std::int64_t*>(labels), {batch_}, torch::kInt64);
   }
 
   void load_batch(std::size_t index) override {
@@ -72,6 +79,7 @@ class ClassifierSession : public TrainingSession {
   torch::optim::SGD optimizer_;
   int batch_;
   std::size_t batches_ = 0;
+  std::vector<std::int64_t> batch_shape_;
   torch::Tensor features_, labels_, x_, y_;
 };
 
