@@ -160,8 +160,9 @@ int main(int argc, char** argv) {
                                                     torch::optim::SGDOptions(lr).momentum(0.9));
     x = torch::randn(shape);
     y = torch::randint(0, 10, {shape[0]}, torch::kInt64);
-    step = [&] {
-      const int64_t start = (step_index % (shape[0] / batch)) * batch;
+    const int64_t batches = shape[0] / batch;
+    step = [&, batches] {
+      const int64_t start = (step_index % batches) * batch;
       auto xb = x.narrow(0, start, batch), yb = y.narrow(0, start, batch);
       optimizer->zero_grad();
       auto loss = torch::nn::functional::cross_entropy(classifier->forward(xb), yb);

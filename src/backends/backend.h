@@ -24,6 +24,10 @@ class TrainingSession {
   // example floats, batch labels) the input of the next step. The memory
   // stays the caller's until the next call.
   virtual void load_examples(const float* features, const std::int64_t* labels);
+  // For --input disk with a language model: window `index` (its position in
+  // the pass over the text decides when the hidden state restarts), input
+  // and target tokens [sequence, batch] row-major, read from the file.
+  virtual void load_tokens(std::size_t index, const std::int64_t* input, const std::int64_t* target);
   // Timed: one forward pass, backward pass and optimiser step on the loaded
   // batch. Returns the loss of that forward pass.
   virtual double train_step() = 0;

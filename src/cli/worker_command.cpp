@@ -17,6 +17,7 @@
 #include "core/fingerprint.h"
 #include "core/timer.h"
 #include "data/example_reader.h"
+#include "data/token_reader.h"
 #include "data/training_data.h"
 
 namespace dlcbench::cli {
@@ -34,33 +35,66 @@ void emit(const nlohmann::json& line) {
   std::fflush(stdout);
 }
 
-// --input disk: batches of examples read from the data set's files in a
-// seeded shuffled order, one read per example.
+// --input disk: each step's batch read from the data set's files. Examples
+// (MNIST, CIFAR-10) in a seeded shuffled order, one read per example; text
+// (PTB format) one read per batch column, laid out as batchify() lays out the
+// stream in memory, so both modes train on the same windows.
 struct DiskBatches {
   DiskBatches() = default;
   DiskBatches(const WorkloadInfo& workload, const std::string& data, const CaseSpec& spec)
       : batch(static_cast<std::size_t>(spec.batch)) {
     if (data == kSyntheticData)
       throw UsageError("--input disk reads batches from the data set's files; synthetic data has none: pass --data");
-    reader = open_example_reader(workload.dataset(), data);
-    order.resize(reader->count());
+    if (const auto* lstm = std::get_if<models::LstmSpec>(&workload.model.architecture)) {
+      text = std::make_unique<TokenReader>(data);
+      sequence = static_cast<std::size_t>(lstm->sequence);
+      // The same layout and checks as the in-memory path.
+      TokenBatches layout = batchify(text->corpus().train, batch);
+      steps = layout.steps;
+      windows = windows_per_epoch(layout, sequence);
+      column.resize(sequence + 1);
+      input.resize(sequence * batch);
+      target.resize(sequence * batch);
+      return;
+    }
+    examples = open_example_reader(workload.dataset(), data);
+    order.resize(examples->count());
     std::iota(order.begin(), order.end(), std::size_t{0});
     std::mt19937_64 rng(spec.seed);
     for (std::size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[rng() % i]);
-    features.resize(batch * reader->example_size());
+    features.resize(batch * examples->example_size());
     labels.resize(batch);
   }
 
-  void read(std::size_t step) {
-    for (std::size_t k = 0; k < batch; ++k)
-      labels[k] = reader->read(order[(step * batch + k) % order.size()], &features[k * reader->example_size()]);
+  bool active() const { return examples || text; }
+
+  // Reads step `index`'s batch and hands it to the session.
+  void load(std::size_t index, TrainingSession& session) {
+    if (examples) {
+      for (std::size_t k = 0; k < batch; ++k)
+        labels[k] = examples->read(order[(index * batch + k) % order.size()], &features[k * examples->example_size()]);
+      session.load_examples(features.data(), labels.data());
+      return;
+    }
+    const std::size_t start = (index % windows) * sequence;
+    for (std::size_t b = 0; b < batch; ++b) {
+      text->read(b * steps + start, sequence + 1, column.data());
+      for (std::size_t t = 0; t < sequence; ++t) {
+        input[t * batch + b] = column[t];
+        target[t * batch + b] = column[t + 1];
+      }
+    }
+    session.load_tokens(index, input.data(), target.data());
   }
 
   std::size_t batch = 0;
-  std::unique_ptr<ExampleReader> reader;
+  std::unique_ptr<ExampleReader> examples;
   std::vector<std::size_t> order;
   std::vector<float> features;
   std::vector<std::int64_t> labels;
+  std::unique_ptr<TokenReader> text;
+  std::size_t sequence = 0, steps = 0, windows = 0;
+  std::vector<std::int64_t> column, input, target;
 };
 
 int run_worker(const WorkerOptions& o) {
@@ -99,11 +133,10 @@ int run_worker(const WorkerOptions& o) {
     const auto index = static_cast<std::size_t>(i);
     double read_seconds = 0;
     Stopwatch step_clock;
-    if (disk.reader) {
+    if (disk.active()) {
       // Reading the batch is part of the step: that is what --input disk measures.
-      disk.read(index);
+      disk.load(index, *session);
       read_seconds = step_clock.seconds();
-      session->load_examples(disk.features.data(), disk.labels.data());
     } else {
       session->load_batch(index);
       step_clock.restart();
@@ -117,7 +150,7 @@ int run_worker(const WorkerOptions& o) {
                              {"iter", warmup ? i : i - spec.warmup},
                              {"seconds", seconds},
                              {"loss", std::isfinite(loss) ? nlohmann::json(loss) : nlohmann::json()}};
-    if (disk.reader) sample["read_seconds"] = read_seconds;
+    if (disk.active()) sample["read_seconds"] = read_seconds;
     emit(sample);
   }
   emit({{"type", "done"},

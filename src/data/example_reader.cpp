@@ -110,8 +110,8 @@ class Cifar10Reader : public ExampleReader {
 std::unique_ptr<ExampleReader> open_example_reader(const std::string& dataset, const fs::path& location) {
   if (dataset == "mnist") return std::make_unique<MnistReader>(dataset_folder(location, "mnist"));
   if (dataset == "cifar10") return std::make_unique<Cifar10Reader>(cifar10_folder(location));
-  throw UsageError(fmt::format("--input disk reads examples from MNIST or CIFAR-10 files; data set {} is not "
-                               "read per example yet: use --input memory",
+  throw UsageError(fmt::format("--input disk reads examples from MNIST or CIFAR-10 files; data set {} has no "
+                               "examples to read one by one",
                                dataset));
 }
 

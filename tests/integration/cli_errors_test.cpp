@@ -112,6 +112,17 @@ TEST(Cli, DiskInputReadsEveryBatchFromTheFiles) {
     EXPECT_LT(j["read_seconds"].get<double>(), j["seconds"].get<double>());
   }
   EXPECT_EQ(samples, 3);
+  // The language model reads its windows from ptb.train.txt.
+  std::filesystem::create_directories(dir / "ptb");
+  std::string text;
+  for (int i = 0; i < 60; ++i) text += "the cat sat on the mat\n";
+  for (const char* f : {"ptb.train.txt", "ptb.valid.txt", "ptb.test.txt"}) std::ofstream(dir / "ptb" / f) << text;
+  auto lstm = run_dlcbench({"worker", "--workload", "lstm", "--data", dir.path().string(), "--input", "disk",
+                            "--batch", "4", "--warmup", "0", "--iters", "2", "--threads", "1"});
+  ASSERT_EQ(lstm.exit_code, 0) << lstm.err;
+  EXPECT_EQ(std::count(lstm.out.begin(), lstm.out.end(), '\n'), 1 + 2 + 1);
+  EXPECT_NE(lstm.out.find("read_seconds"), std::string::npos);
+
   auto synthetic = run_dlcbench({"run", "--envs", "host", "--input", "disk", "--data", "synthetic", "--out",
                                  (dir / "res").string()});
   EXPECT_EQ(synthetic.exit_code, 2);

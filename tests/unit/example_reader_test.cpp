@@ -56,7 +56,7 @@ TEST(ExampleReader, TextIsNotReadPerExample) {
     open_example_reader("ptb", dir.path());
     FAIL();
   } catch (const UsageError& e) {
-    EXPECT_THAT(e.what(), HasSubstr("--input memory"));
+    EXPECT_THAT(e.what(), HasSubstr("no examples to read one by one"));
   }
 }
 

@@ -107,11 +107,16 @@ class LanguageModelSession : public TrainingSession {
   }
 
   void load_batch(std::size_t index) override {
-    const std::size_t window = index % windows_;
-    if (window == 0) state_ = net_->initial_state(matrix_.size(1));  // a new pass over the text
-    const auto start = static_cast<std::int64_t>(window) * lstm_spec_.sequence;
+    const auto start = static_cast<std::int64_t>(start_window(index)) * lstm_spec_.sequence;
     input_ = matrix_.narrow(0, start, lstm_spec_.sequence);
     target_ = matrix_.narrow(0, start + 1, lstm_spec_.sequence);
+  }
+
+  void load_tokens(std::size_t index, const std::int64_t* input, const std::int64_t* target) override {
+    start_window(index);
+    const std::vector<std::int64_t> shape = {lstm_spec_.sequence, matrix_.size(1)};
+    input_ = torch::from_blob(const_cast<std::int64_t*>(input), shape, torch::kInt64);
+    target_ = torch::from_blob(const_cast<std::int64_t*>(target), shape, torch::kInt64);
   }
 
   double train_step() override {
@@ -128,6 +133,14 @@ class LanguageModelSession : public TrainingSession {
   std::int64_t parameter_count() const override { return ClassifierSession::count(net_->parameters()); }
 
  private:
+  // The window of step `index`; the hidden state restarts with each pass
+  // over the text.
+  std::size_t start_window(std::size_t index) {
+    const std::size_t window = index % windows_;
+    if (window == 0) state_ = net_->initial_state(matrix_.size(1));
+    return window;
+  }
+
   models::LstmSpec lstm_spec_;
   std::shared_ptr<LanguageModel> net_;
   torch::optim::SGD optimizer_;
