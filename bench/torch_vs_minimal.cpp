@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "core/allocator.h"
 #include "core/process.h"
 #include "core/statistics.h"
 #include "orchestrator/plan.h"
@@ -37,8 +38,15 @@ int main(int argc, char** argv) {
     }
   }
   const std::string t = std::to_string(threads);
+  // The same threads and the same allocator thresholds for both programs:
+  // the worker pins glibc's thresholds itself (src/core/allocator.h), so the
+  // minimal loop gets the same values through glibc's own variables.
   const std::vector<std::pair<std::string, std::string>> env = {
-      {"OMP_NUM_THREADS", t}, {"OPENBLAS_NUM_THREADS", t}, {"MKL_NUM_THREADS", t}};
+      {"OMP_NUM_THREADS", t},
+      {"OPENBLAS_NUM_THREADS", t},
+      {"MKL_NUM_THREADS", t},
+      {"MALLOC_MMAP_THRESHOLD_", std::to_string(kMmapThresholdBytes)},
+      {"MALLOC_TRIM_THRESHOLD_", std::to_string(kTrimThresholdBytes)}};
 
   auto mean_of_run = [&](std::vector<std::string> command, bool json) {
     ProcessSpec spec{std::move(command), env, 3600, nullptr};

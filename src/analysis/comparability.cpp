@@ -29,6 +29,8 @@ const std::vector<std::string>& compared_fields() {
       "/blas/core",
       "/blas/config",
       "/blas/threads",
+      "/allocator/mmap_threshold",
+      "/allocator/trim_threshold",
       "/variables/OMP_NUM_THREADS",
       "/variables/OPENBLAS_NUM_THREADS",
       "/variables/OPENBLAS_CORETYPE",

@@ -13,6 +13,7 @@
 
 #include "backends/backend.h"
 #include "cli/commands.h"
+#include "core/allocator.h"
 #include "core/errors.h"
 #include "core/fingerprint.h"
 #include "core/timer.h"
@@ -107,6 +108,7 @@ int run_worker(const WorkerOptions& o) {
   if (spec.input != "memory" && spec.input != "disk")
     throw UsageError(fmt::format("--input {}: valid values are memory and disk", spec.input));
   const WorkloadInfo& workload = *find_workload(spec.workload);
+  const nlohmann::json allocator = pin_allocator_settings();  // before anything is allocated for training
 
   auto backend = make_backend(spec.backend, spec.threads);
   Stopwatch load_clock;
@@ -119,6 +121,7 @@ int run_worker(const WorkerOptions& o) {
   fingerprint["type"] = "fingerprint";
   fingerprint["case"] = spec;
   fingerprint["backend"] = backend->describe();
+  fingerprint["allocator"] = allocator;
   fingerprint["model"] = {{"name", workload.model.name}, {"parameters", session->parameter_count()}};
   fingerprint["dataset"] = describe(data);
   fingerprint["dataset"]["load_seconds"] = load_seconds;
