@@ -19,14 +19,7 @@ using ::testing::HasSubstr;
 using ::testing::Not;
 using testing::TempDir;
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const DataError& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
+using testing::error_of;
 
 // Appends one record of the CIFAR-10 binary version: the label byte, then
 // the red, green and blue planes (1024 bytes each), filled with r, g and b.

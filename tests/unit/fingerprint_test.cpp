@@ -13,10 +13,7 @@ namespace {
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 
-void write_text(const fs::path& file, const std::string& text) {
-  fs::create_directories(file.parent_path());
-  std::ofstream(file) << text;
-}
+using testing::write_text;
 
 TEST(ContainerDetection, DockerenvMarksDocker) {
   testing::TempDir root;

@@ -14,14 +14,7 @@ using ::testing::AllOf;
 using ::testing::HasSubstr;
 using testing::TempDir;
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const DataError& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
+using testing::error_of;
 
 TEST(Idx, ReadsAGoodFile) {
   TempDir dir;

@@ -19,20 +19,9 @@ using ::testing::ElementsAreArray;
 using ::testing::HasSubstr;
 using testing::TempDir;
 
-template <class Error>
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
+using testing::error_of;
 
-void write_text(const std::filesystem::path& file, const std::string& text) {
-  std::filesystem::create_directories(file.parent_path());
-  std::ofstream(file, std::ios::binary) << text;
-}
+using testing::write_text;
 
 // A corpus in Mikolov's layout: every line starts and ends with a space.
 void write_corpus(const std::filesystem::path& dir) {

@@ -7,8 +7,11 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <string>
 #include <vector>
+
+#include "core/errors.h"
 
 namespace dlcbench::testing {
 
@@ -30,6 +33,23 @@ class TempDir {
  private:
   std::filesystem::path path_;
 };
+
+// The message of the `Error` that f throws, or "(no error)".
+template <class Error = DataError>
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+// Writes a text file, creating its folder.
+inline void write_text(const std::filesystem::path& file, const std::string& text) {
+  std::filesystem::create_directories(file.parent_path());
+  std::ofstream(file) << text;
+}
 
 inline void write_bytes(const std::filesystem::path& file, const std::vector<std::uint8_t>& bytes) {
   std::ofstream out(file, std::ios::binary);

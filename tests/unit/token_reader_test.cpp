@@ -9,7 +9,7 @@
 namespace dlcbench {
 namespace {
 
-void write_text(const std::filesystem::path& file, const std::string& text) { std::ofstream(file) << text; }
+using testing::write_text;
 
 // Every token range read from the file equals the loader's ids, including
 // blank lines, tabs and runs of spaces, and a last line with no newline.
