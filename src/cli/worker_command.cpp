@@ -119,7 +119,8 @@ int run_worker(const WorkerOptions& o) {
 
   auto fingerprint = environment_fingerprint();
   fingerprint["type"] = "fingerprint";
-  fingerprint["case"] = spec;
+  // "case" itself is the orchestrator's key (the case id on every line).
+  fingerprint["case_spec"] = spec;
   fingerprint["backend"] = backend->describe();
   fingerprint["allocator"] = allocator;
   fingerprint["model"] = {{"name", workload.model.name}, {"parameters", session->parameter_count()}};

@@ -104,7 +104,7 @@ TEST(Cli, DiskInputReadsEveryBatchFromTheFiles) {
   while (std::getline(lines, line)) {
     auto j = nlohmann::json::parse(line);
     if (j["type"] == "fingerprint") {
-      EXPECT_EQ(j["case"]["id"], "fcn5/torch/cpu/b8/disk");
+      EXPECT_EQ(j["case_spec"]["id"], "fcn5/torch/cpu/b8/disk");
     }
     if (j["type"] != "sample") continue;
     ++samples;

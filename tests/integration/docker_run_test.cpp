@@ -127,7 +127,7 @@ TEST(Docker, DataFolderIsMountedReadOnlyIntoTheContainer) {
     EXPECT_EQ(fp["dataset"]["name"], "mnist");
     EXPECT_EQ(fp["dataset"]["source"], "/data/mnist");
     EXPECT_EQ(fp["dataset"]["examples"], 32);
-    EXPECT_EQ(fp["case"]["input"], input);
+    EXPECT_EQ(fp["case_spec"]["input"], input);
   }
 }
 
