@@ -1,16 +1,12 @@
 #include "data/example_reader.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <array>
-#include <cerrno>
-#include <cstring>
 #include <vector>
 
 #include <fmt/format.h>
 
 #include "core/errors.h"
+#include "core/file_reader.h"
 #include "data/cifar10.h"
 #include "data/dataset.h"
 #include "data/mnist.h"
@@ -19,35 +15,6 @@ namespace fs = std::filesystem;
 
 namespace dlcbench {
 namespace {
-
-class File {
- public:
-  explicit File(const fs::path& path) : path_(path), fd_(::open(path.c_str(), O_RDONLY | O_CLOEXEC)) {
-    if (fd_ < 0) throw DataError(fmt::format("{}: cannot open: {}", path.string(), std::strerror(errno)));
-  }
-  ~File() { ::close(fd_); }
-  File(const File&) = delete;
-  File& operator=(const File&) = delete;
-
-  void read_at(std::uint64_t offset, void* out, std::size_t n) const {
-    auto* p = static_cast<char*>(out);
-    while (n > 0) {
-      const ssize_t got = ::pread(fd_, p, n, static_cast<off_t>(offset));
-      if (got < 0 && errno == EINTR) continue;
-      if (got <= 0)
-        throw DataError(fmt::format("{}: read of {} bytes at offset {} failed: {}", path_.string(), n, offset,
-                                    got == 0 ? "end of file" : std::strerror(errno)));
-      p += got;
-      n -= static_cast<std::size_t>(got);
-      offset += static_cast<std::uint64_t>(got);
-    }
-  }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-  int fd_;
-};
 
 class MnistReader : public ExampleReader {
  public:
@@ -69,7 +36,7 @@ class MnistReader : public ExampleReader {
   }
 
  private:
-  File images_, labels_;
+  FileReader images_, labels_;
   std::size_t count_ = 0;
 };
 
@@ -79,7 +46,7 @@ class Cifar10Reader : public ExampleReader {
     for (std::size_t i = 0; i < 5; ++i) {
       const auto path = dir / kCifar10Files[i];
       const auto records = read_cifar10_file(path).count;  // validates sizes and labels
-      files_.push_back(std::make_unique<File>(path));
+      files_.push_back(std::make_unique<FileReader>(path));
       first_.push_back(count_);
       count_ += records;
     }
@@ -100,7 +67,7 @@ class Cifar10Reader : public ExampleReader {
   }
 
  private:
-  std::vector<std::unique_ptr<File>> files_;
+  std::vector<std::unique_ptr<FileReader>> files_;
   std::vector<std::size_t> first_;  // index of each file's first example
   std::size_t count_ = 0;
 };

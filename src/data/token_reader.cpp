@@ -1,15 +1,11 @@
 #include "data/token_reader.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstring>
 #include <fstream>
 
 #include <fmt/format.h>
 
 #include "core/errors.h"
+#include "core/file_reader.h"
 
 namespace fs = std::filesystem;
 
@@ -47,13 +43,10 @@ TokenReader::TokenReader(const fs::path& location) : corpus_(load_ptb_format(loc
   if (offsets_.size() != corpus_.train.size())
     throw DataError(fmt::format("{}: found {} tokens where the loader found {}; the file changed while it was read",
                                 file_.string(), offsets_.size(), corpus_.train.size()));
-  fd_ = ::open(file_.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd_ < 0) throw DataError(fmt::format("{}: cannot open: {}", file_.string(), std::strerror(errno)));
+  reader_ = std::make_unique<FileReader>(file_);
 }
 
-TokenReader::~TokenReader() {
-  if (fd_ >= 0) ::close(fd_);
-}
+TokenReader::~TokenReader() = default;
 
 void TokenReader::read(std::size_t first, std::size_t n, std::int64_t* out) const {
   if (n == 0) return;
@@ -62,15 +55,7 @@ void TokenReader::read(std::size_t first, std::size_t n, std::int64_t* out) cons
   const std::uint64_t begin = offsets_[first];
   const std::uint64_t end = first + n < offsets_.size() ? offsets_[first + n] : file_size_;
   std::string bytes(end - begin, '\0');
-  std::size_t done = 0;
-  while (done < bytes.size()) {
-    const ssize_t got = ::pread(fd_, bytes.data() + done, bytes.size() - done, static_cast<off_t>(begin + done));
-    if (got < 0 && errno == EINTR) continue;
-    if (got <= 0)
-      throw DataError(fmt::format("{}: read of {} bytes at offset {} failed: {}", file_.string(), bytes.size(),
-                                  begin, got == 0 ? "end of file" : std::strerror(errno)));
-    done += static_cast<std::size_t>(got);
-  }
+  reader_->read_at(begin, bytes.data(), bytes.size());
   const std::int64_t eos = corpus_.vocab.id(kEndOfSentence);
   const auto unk = corpus_.vocab.find(kUnknownWord);
   std::size_t produced = 0, i = 0;

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "core/file_reader.h"
 #include "data/ptb.h"
 
 namespace dlcbench {
@@ -34,7 +35,7 @@ class TokenReader {
   std::filesystem::path file_;
   std::uint64_t file_size_ = 0;
   std::vector<std::uint64_t> offsets_;  // first byte of each token; an <eos> is its newline
-  int fd_ = -1;
+  std::unique_ptr<FileReader> reader_;
 };
 
 // Byte offset of every token tokenize_file() gives for `text`: a word's
