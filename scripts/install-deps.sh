@@ -8,7 +8,9 @@ packages=(
   libtorch-dev libopenblas-dev
   libcli11-dev nlohmann-json3-dev libfmt-dev libssl-dev libboost-math-dev
   libgtest-dev libgmock-dev
-  docker.io
+  docker.io runc
+  # Podman and crun run as they are; `dlcbench doctor` says what works here.
+  podman crun
 )
 # npm downloads the data sets (they are published as npm packages). A machine
 # that already has Node.js from elsewhere keeps its own npm.

@@ -25,6 +25,7 @@ int main(int argc, char** argv) {
   add_data_command(app, exit_code);
   add_list_command(app, exit_code);
   add_report_command(app, exit_code);
+  add_doctor_command(app, exit_code);
   CLI11_PARSE(app, argc, argv);
   return exit_code;
 }

@@ -1,9 +1,14 @@
 #include "analysis/analysis.h"
 
 #include <cmath>
+#include <map>
 #include <set>
 
 #include <fmt/format.h>
+
+#include "runtimes/container_options.h"
+#include "runtimes/environment.h"
+#include "workloads/registry.h"
 
 namespace dlcbench {
 namespace {
@@ -36,9 +41,24 @@ Analysis analyze(const nlohmann::json& manifest, const std::vector<nlohmann::jso
   a.baseline = manifest.at("plan").value("baseline", std::string("host"));
   std::vector<std::string> env_order;
   for (const auto& e : manifest.at("plan").at("environments")) env_order.push_back(e.get<std::string>());
+  a.allow_mismatch = manifest.at("plan").value("allow_mismatch", false);
+  // Fingerprint fields each environment's options are meant to change.
+  std::map<std::string, std::vector<std::string>> requested_fields;
+  for (const auto& e : env_order) {
+    try {
+      requested_fields[e] = fields_changed_by(parse_environment_request(e).options);
+    } catch (const std::exception&) {
+      // A label this version no longer parses: nothing counts as asked for.
+    }
+  }
   for (const auto& c : manifest.at("plan").at("cases")) {
     CaseAnalysis ca;
     ca.case_id = c.at("id").get<std::string>();
+    if (c.value("workload", "") == kStartupWorkload) {
+      ca.startup = true;
+      ca.unit = "s/start";
+      ca.run_statistic = "median";
+    }
     for (const auto& e : env_order) {
       EnvironmentStats stats;
       stats.env = e;
@@ -95,7 +115,7 @@ Analysis analyze(const nlohmann::json& manifest, const std::vector<nlohmann::jso
       Pending p = std::move(pending[key]);
       pending.erase(key);
       if (r.value("ok", false) && !p.measured.empty()) {
-        es->run_means.push_back(mean(p.measured));
+        es->run_values.push_back(ca->run_statistic == "median" ? summarize(p.measured).median : mean(p.measured));
         es->batch_seconds.insert(es->batch_seconds.end(), p.measured.begin(), p.measured.end());
         if (!es->first_loss && !p.losses.empty()) {
           es->first_loss = p.losses.front();
@@ -115,22 +135,31 @@ Analysis analyze(const nlohmann::json& manifest, const std::vector<nlohmann::jso
 
   for (auto& ca : a.cases) {
     for (auto& es : ca.envs) {
-      es.runs = summarize(es.run_means);
+      es.runs = summarize(es.run_values);
       es.batches = summarize(es.batch_seconds);
     }
     const EnvironmentStats* base = find_env(ca, a.baseline);
-    if (!base || base->run_means.empty()) continue;
+    if (!base || base->run_values.empty()) continue;
     for (const auto& es : ca.envs) {
-      if (es.env == a.baseline || es.run_means.empty()) continue;
+      if (es.env == a.baseline || es.run_values.empty()) continue;
       Overhead o;
       o.env = es.env;
-      o.estimate = ratio_of_means(es.run_means, base->run_means);
-      o.verdict = overhead_verdict(o.estimate, es.run_means.size(), base->run_means.size());
-      if (base->fingerprint && es.fingerprint) o.mismatches = compare_fingerprints(*base->fingerprint, *es.fingerprint);
-      for (const auto& change : es.fingerprint_changes) o.mismatches.push_back({"changed between rounds", "", change});
+      o.estimate = ratio_of_means(es.run_values, base->run_values);
+      o.verdict = overhead_verdict(o.estimate, es.run_values.size(), base->run_values.size());
+      std::vector<std::string> requested = requested_fields[es.env];
+      for (const auto& f : requested_fields[a.baseline]) requested.push_back(f);
+      if (base->fingerprint && es.fingerprint)
+        o.mismatches = compare_fingerprints(*base->fingerprint, *es.fingerprint, requested);
+      const std::string drift_fix = "something changed the environment during the run (an upgrade, another "
+                                    "process pinning CPUs); run again on a quiet machine";
+      for (const auto& change : es.fingerprint_changes)
+        o.mismatches.push_back({es.env + " changed between rounds, " + change, "", "", false, true, drift_fix});
       for (const auto& change : base->fingerprint_changes)
-        o.mismatches.push_back({"baseline changed between rounds", change, ""});
-      if (!o.mismatches.empty()) a.comparable = false;
+        o.mismatches.push_back({a.baseline + " changed between rounds, " + change, "", "", false, true, drift_fix});
+      if (stops_comparison(o.mismatches)) {
+        if (a.allow_mismatch) o.mismatch_allowed = true;
+        else o.compared = false, a.comparable = false;
+      }
       ca.overheads.push_back(std::move(o));
     }
   }

@@ -18,12 +18,13 @@ namespace dlcbench {
 struct EnvironmentStats {
   std::string env;
   // The statistical unit is one launch of the worker (one round): its mean
-  // seconds per batch. Batches within one process are not independent, so
-  // confidence intervals are taken over launches, as hyperfine does over runs.
-  std::vector<double> run_means;
+  // seconds per batch (for the startup workload, the median of its starts).
+  // Batches within one process are not independent, so confidence intervals
+  // are taken over launches, as hyperfine does over runs.
+  std::vector<double> run_values;
   std::vector<double> batch_seconds;   // every measured batch, all rounds
   std::vector<double> warmup_seconds;  // warm-up batches, reported apart
-  Summary runs;                        // summary of run_means
+  Summary runs;                        // summary of run_values
   Summary batches;                     // summary of batch_seconds
   int failed_launches = 0;
   std::vector<std::string> failures;   // causes, one per failed launch
@@ -38,12 +39,16 @@ struct Overhead {
   std::string env;
   RatioEstimate estimate;  // env mean / baseline mean
   std::string verdict;     // in words
-  std::vector<Mismatch> mismatches;  // non-empty: not like for like
+  std::vector<Mismatch> mismatches;  // differences in the fingerprints, asked for or not
+  bool compared = true;              // false: a mismatch nobody asked for stopped it
+  bool mismatch_allowed = false;     // compared despite such a mismatch (--allow-mismatch)
 };
 
 struct CaseAnalysis {
   std::string case_id;
   std::string unit = "s/batch";
+  bool startup = false;               // the startup workload: reported apart from training
+  std::string run_statistic = "mean";  // of the samples of one launch: "mean", or "median" for starts
   std::vector<EnvironmentStats> envs;  // in the plan's order
   std::vector<Overhead> overheads;     // one per non-baseline env with data
 };
@@ -52,7 +57,8 @@ struct Analysis {
   std::string baseline;
   std::vector<CaseAnalysis> cases;
   std::vector<std::string> notes;  // environments unavailable, skipped lines, ...
-  bool comparable = true;          // false if any overhead had mismatches
+  bool comparable = true;          // false if a mismatch nobody asked for stopped a comparison
+  bool allow_mismatch = false;     // the run was told to compare anyway
 };
 
 Analysis analyze(const nlohmann::json& manifest, const std::vector<nlohmann::json>& records);

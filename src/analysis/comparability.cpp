@@ -1,5 +1,7 @@
 #include "analysis/comparability.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 namespace dlcbench {
@@ -9,55 +11,103 @@ std::string value_at(const nlohmann::json& j, const std::string& pointer) {
   const nlohmann::json::json_pointer p(pointer);
   if (!j.contains(p)) return "(missing)";
   const auto& v = j.at(p);
+  if (v.is_null()) return "none";
   return v.is_string() ? v.get<std::string>() : v.dump();
 }
 
+// "libfoo.so.1 1234, libbar.so 99" present in `a` and not in `b`; "none" if nothing.
+std::string only_in(const nlohmann::json& a, const nlohmann::json& b) {
+  std::vector<std::string> out;
+  for (const auto& x : a)
+    if (std::find(b.begin(), b.end(), x) == b.end()) out.push_back(x.is_string() ? x.get<std::string>() : x.dump());
+  if (out.empty()) return "nothing else";
+  constexpr std::size_t kShown = 6;
+  const std::size_t more = out.size() > kShown ? out.size() - kShown : 0;
+  out.resize(std::min(out.size(), kShown));
+  return fmt::format("also {}{}", fmt::join(out, ", "), more ? fmt::format(" and {} more", more) : "");
+}
+
+constexpr const char* kSameImage =
+    "let dlcbench build the image from its own binary (leave image= or rootfs= out), or rebuild yours from this "
+    "dlcbench";
+
 }  // namespace
 
-const std::vector<std::string>& compared_fields() {
+const std::vector<ComparedField>& compared_fields() {
   // What must be equal for a difference in speed to be the environment's
-  // doing: the code, the libraries, the parallelism and the data.
-  static const std::vector<std::string> fields = {
-      "/binary_sha256",
-      "/dlcbench_version",
-      "/libc",
-      "/backend/library",
-      "/backend/version",
-      "/backend/threads/requested",
-      "/backend/threads/intra_op",
-      "/blas/library",
-      "/blas/core",
-      "/blas/config",
-      "/blas/threads",
-      "/allocator/mmap_threshold",
-      "/allocator/trim_threshold",
-      "/variables/OMP_NUM_THREADS",
-      "/variables/OPENBLAS_NUM_THREADS",
-      "/variables/OPENBLAS_CORETYPE",
-      "/cpu/affinity_count",
-      "/model/parameters",
-      "/dataset/name",
-      "/dataset/synthetic",
-      "/dataset/examples",
+  // doing: the code, the libraries, the parallelism, the CPUs and the data.
+  static const std::vector<ComparedField> fields = {
+      {"/binary_sha256", true, kSameImage},
+      {"/dlcbench_version", true, kSameImage},
+      {"/libc", true, kSameImage},
+      {"/libraries/digest", true, kSameImage},
+      {"/backend/library", true, kSameImage},
+      {"/backend/version", true, kSameImage},
+      {"/backend/threads/requested", true, "pass the same --threads to every environment (dlcbench run does)"},
+      {"/backend/threads/intra_op", true,
+       "the library chose a different thread count: pass --threads explicitly, or give both the same CPUs"},
+      {"/blas/library", true, kSameImage},
+      {"/blas/core", true,
+       "OpenBLAS picked a different kernel: set OPENBLAS_CORETYPE (e.g. OPENBLAS_CORETYPE=Haswell) before "
+       "`dlcbench run`, which passes it to every environment"},
+      {"/blas/config", true, kSameImage},
+      {"/blas/threads", true, "pass --threads explicitly so OpenBLAS uses the same count everywhere"},
+      {"/allocator/mmap_threshold", true, "unset MALLOC_MMAP_THRESHOLD_ in one of the environments, or set it in both"},
+      {"/allocator/trim_threshold", true, "unset MALLOC_TRIM_THRESHOLD_ in one of the environments, or set it in both"},
+      {"/variables/OMP_NUM_THREADS", true, "pass --threads; do not set OMP_NUM_THREADS inside one image only"},
+      {"/variables/OPENBLAS_NUM_THREADS", true, "pass --threads; do not set OPENBLAS_NUM_THREADS inside one image only"},
+      {"/variables/OPENBLAS_CORETYPE", true, "set OPENBLAS_CORETYPE before `dlcbench run`, not inside one image"},
+      {"/cpu/affinity", true,
+       "give both the same CPUs: cpuset= on the container, or run dlcbench under `taskset -c LIST`"},
+      {"/cpu/affinity_count", true, "give both the same CPUs: cpuset= on the container, or taskset for the host"},
+      {"/cgroup/cpu_quota", true, "give the container the same quota as the baseline with cpus=N, or lift the quota"},
+      // A memory limit slows nothing until the workload nears it.
+      {"/cgroup/memory_limit_bytes", false, "give both the same limit with memory=SIZE"},
+      {"/model/parameters", true, kSameImage},
+      {"/dataset/name", true, "pass the same --data to every environment (dlcbench run does)"},
+      {"/dataset/synthetic", true, "pass the same --data to every environment (dlcbench run does)"},
+      {"/dataset/examples", true, "the data set differs between environments: check the data folder's files"},
   };
   return fields;
 }
 
-std::vector<Mismatch> compare_fingerprints(const nlohmann::json& baseline, const nlohmann::json& other) {
+std::vector<Mismatch> compare_fingerprints(const nlohmann::json& baseline, const nlohmann::json& other,
+                                           const std::vector<std::string>& requested) {
   std::vector<Mismatch> out;
   for (const auto& field : compared_fields()) {
-    auto a = value_at(baseline, field), b = value_at(other, field);
-    if (a != b) out.push_back({field.substr(1), a, b});
+    auto a = value_at(baseline, field.pointer), b = value_at(other, field.pointer);
+    if (a == b) continue;
+    if (field.pointer == "/libraries/digest") {
+      // Name the libraries that differ rather than two digests.
+      const nlohmann::json::json_pointer files("/libraries/files");
+      if (baseline.contains(files) && other.contains(files)) {
+        a = only_in(baseline.at(files), other.at(files));
+        b = only_in(other.at(files), baseline.at(files));
+      }
+    }
+    const bool asked = std::find(requested.begin(), requested.end(), field.pointer) != requested.end();
+    out.push_back({field.pointer.substr(1), a, b, asked, field.blocking, field.fix});
   }
   return out;
+}
+
+bool stops_comparison(const std::vector<Mismatch>& mismatches) {
+  return std::any_of(mismatches.begin(), mismatches.end(), [](const Mismatch& m) { return m.blocking && !m.requested; });
 }
 
 std::string describe_mismatches(const std::vector<Mismatch>& mismatches, const std::string& baseline_env,
                                 const std::string& other_env) {
   std::string text;
-  for (const auto& m : mismatches)
-    text += fmt::format("  {}: {} has {}, {} has {}\n", m.field, baseline_env, m.baseline_value, other_env,
-                        m.other_value);
+  for (const auto& m : mismatches) {
+    std::string how = m.requested  ? "asked for"
+                      : m.blocking ? fmt::format("not asked for; fix: {}", m.fix)
+                                   : fmt::format("not asked for, cannot change the speed by itself; to remove it: {}", m.fix);
+    if (m.baseline_value.empty() && m.other_value.empty())
+      text += fmt::format("  {} ({})\n", m.field, how);
+    else
+      text += fmt::format("  {}: {} has {}, {} has {} ({})\n", m.field, baseline_env, m.baseline_value, other_env,
+                          m.other_value, how);
+  }
   return text;
 }
 

@@ -1,5 +1,7 @@
 // Like for like: before an overhead is reported, the fingerprints of both
-// environments must show the same binary, libraries, threads and BLAS kernel.
+// environments must show the same binary, libraries, threads, BLAS kernel,
+// CPUs and limits. A difference the user asked for (docker:cpus=1) is shown
+// as such; one nobody asked for stops the comparison.
 #pragma once
 
 #include <string>
@@ -10,18 +12,33 @@
 namespace dlcbench {
 
 struct Mismatch {
-  std::string field;           // e.g. "blas.core"
+  std::string field;           // e.g. "blas/core"
   std::string baseline_value;  // as printed by the worker
   std::string other_value;
+  bool requested = false;      // an environment option asked for it
+  bool blocking = true;        // false: shown, but cannot change the speed by itself
+  std::string fix;             // how to make the two equal
 };
 
-// The fields compared, as JSON pointers into a fingerprint line.
-const std::vector<std::string>& compared_fields();
+struct ComparedField {
+  std::string pointer;  // JSON pointer into a fingerprint line
+  bool blocking;
+  std::string fix;
+};
 
-// Differences in the compared fields between two fingerprints.
-std::vector<Mismatch> compare_fingerprints(const nlohmann::json& baseline, const nlohmann::json& other);
+// The fields compared.
+const std::vector<ComparedField>& compared_fields();
 
-// "binary_sha256: host 1a2b.. vs docker 3c4d.."; one line per mismatch.
+// Differences in the compared fields between two fingerprints. Fields in
+// `requested` (JSON pointers, from the environment options of either side)
+// are marked as asked for.
+std::vector<Mismatch> compare_fingerprints(const nlohmann::json& baseline, const nlohmann::json& other,
+                                           const std::vector<std::string>& requested = {});
+
+// True when a mismatch nobody asked for could change the speed.
+bool stops_comparison(const std::vector<Mismatch>& mismatches);
+
+// One line per mismatch: "  blas/core: host has Zen, docker has Haswell (not asked for; fix: ...)".
 std::string describe_mismatches(const std::vector<Mismatch>& mismatches, const std::string& baseline_env,
                                 const std::string& other_env);
 

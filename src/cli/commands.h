@@ -15,6 +15,7 @@ void add_run_command(CLI::App& app, int& exit_code);
 void add_data_command(CLI::App& app, int& exit_code);
 void add_list_command(CLI::App& app, int& exit_code);
 void add_report_command(CLI::App& app, int& exit_code);
+void add_doctor_command(CLI::App& app, int& exit_code);
 
 // The command line as the user typed it, recorded in the manifest.
 void set_invocation(int argc, char** argv);

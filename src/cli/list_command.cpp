@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
+#include "runtimes/container_options.h"
 #include "core/process.h"
 #include "data/dataset.h"
 #include "data/fetch.h"
@@ -42,14 +43,19 @@ void add_list_command(CLI::App& app, int& exit_code) {
     for (const auto& w : workloads())
       std::cout << fmt::format("  {:<10} {} [{}; {} parameters]\n", w.name, w.description, w.unit,
                                w.model.parameter_count());
+    std::cout << fmt::format("  {:<10} {} [s/start; run by the orchestrator, no back end]\n", kStartupWorkload,
+                             kStartupDescription);
     std::cout << "back ends:\n";
     for (const auto& b : backends())
       std::cout << fmt::format("  {:<10} {} (devices: {})\n", b.name, b.description, fmt::join(b.devices, ", "));
     std::cout << "environments:\n";
     for (const auto& e : environment_names()) {
-      std::string found = e == "host" ? "always" : (find_program(e) ? "client found" : "not installed");
-      std::cout << fmt::format("  {:<10} {}\n", e, found);
+      std::string found = e == "host" ? "always" : (find_program(e) ? "installed" : "not installed");
+      const auto& keys = option_keys(e);
+      std::cout << fmt::format("  {:<10} {}{}\n", e, found,
+                               keys.empty() ? "" : fmt::format("; options: {}", fmt::join(keys, ", ")));
     }
+    std::cout << "  (`dlcbench doctor` checks that each can start a container here)\n";
     std::cout << fmt::format("data sets (fetch into {}):\n", default_data_root().string());
     for (const auto& d : fetchable_datasets())
       std::cout << fmt::format("  {:<10} `dlcbench data fetch {}`\n", d, d);

@@ -22,6 +22,7 @@
 #include "data/dataset.h"
 #include "data/training_data.h"
 #include "orchestrator/plan.h"
+#include "orchestrator/preflight.h"
 #include "orchestrator/scheduler.h"
 #include "report/console.h"
 #include "workloads/registry.h"
@@ -52,6 +53,9 @@ struct RunOptions {
   std::string baseline = "host";
   std::uint64_t seed = 0;  // 0: random, recorded
   double case_timeout = 1800;
+  int starts = 10;
+  bool allow_mismatch = false;
+  bool keep_images = false;
 };
 
 std::string now_iso() {
@@ -73,16 +77,35 @@ int cpu_count() {
 void check_data(const Plan& plan) {
   std::set<std::string> checked;
   for (const auto& c : plan.cases) {
-    const auto& model = find_workload(c.workload)->model;
-    if (checked.insert(model.dataset).second) check_training_data(model, plan.data);
+    const WorkloadInfo* workload = find_workload(c.workload);
+    if (!workload) continue;  // startup: no data
+    if (checked.insert(workload->model.dataset).second) check_training_data(workload->model, plan.data);
   }
 }
 
+// host, and every runtime whose program is installed. One that is installed
+// but cannot run here is skipped with a note, not counted as a failure.
 std::vector<std::string> default_environments() {
-  std::vector<std::string> envs = {"host"};
-  if (find_program("docker")) envs.push_back("docker");
+  std::vector<std::string> envs;
+  for (const auto& name : environment_names())
+    if (name == "host" || find_program(name)) envs.push_back(name);
   return envs;
 }
+
+// Environments prepared for the run; whatever happens, what they made for it
+// (bundles, scratch folders) is removed at the end.
+struct PreparedEnvironments {
+  std::vector<ScheduledEnvironment> list;
+  ~PreparedEnvironments() {
+    for (auto& e : list) {
+      try {
+        e.environment->finish();
+      } catch (const std::exception& ex) {
+        std::cerr << fmt::format("warning: cleaning up {} failed: {}\n", e.label, ex.what());
+      }
+    }
+  }
+};
 
 int run(const RunOptions& o, const std::vector<std::string>& command_line) {
   PlanRequest request;
@@ -101,16 +124,20 @@ int run(const RunOptions& o, const std::vector<std::string>& command_line) {
   request.threads = o.threads > 0 ? o.threads : cpu_count();
   request.input = o.input;
 
+  request.starts = o.starts;
+
   Plan plan;
   plan.cases = expand_cases(request);
-  const auto env_names = o.envs.empty() ? default_environments() : split_list(o.envs);
-  for (const auto& e : env_names) {
-    auto r = parse_environment_request(e);
-    if (r.name == "docker" && !o.image.empty() && !r.options.count("image")) r.options["image"] = o.image;
-    for (const auto& existing : plan.environments)
-      if (existing.text == r.text) throw UsageError(fmt::format("environment {} is listed twice", r.text));
-    plan.environments.push_back(r);
+  const bool discovered = o.envs.empty();
+  plan.environments = parse_environment_list(discovered ? fmt::format("{}", fmt::join(default_environments(), ","))
+                                                        : o.envs);
+  std::vector<std::string> env_names;
+  for (auto& r : plan.environments) {
+    if ((r.name == "docker" || r.name == "podman") && !o.image.empty() && !r.options.count("image"))
+      r.options["image"] = o.image;
+    env_names.push_back(r.text);
   }
+  plan.allow_mismatch = o.allow_mismatch;
   if (o.runs < 1) throw UsageError("--runs must be at least 1");
   plan.runs = o.runs;
   plan.seed = o.seed ? o.seed : std::random_device{}();
@@ -163,8 +190,9 @@ int run(const RunOptions& o, const std::vector<std::string>& command_line) {
   sigaction(SIGTERM, &sa, nullptr);
   sigaction(SIGHUP, &sa, nullptr);
 
-  const EnvironmentContext context{fs::read_symlink("/proc/self/exe"), run_id};
-  std::vector<ScheduledEnvironment> environments;
+  const EnvironmentContext context{fs::read_symlink("/proc/self/exe"), run_id, false, o.keep_images};
+  PreparedEnvironments prepared;
+  std::vector<ScheduledEnvironment>& environments = prepared.list;
   bool any_unavailable = false;
   for (const auto& request_env : plan.environments) {
     ScheduledEnvironment s{request_env.text, make_environment(request_env, context), ""};
@@ -174,7 +202,9 @@ int run(const RunOptions& o, const std::vector<std::string>& command_line) {
       manifest["environments"][s.label] = s.environment->describe();
     } catch (const EnvironmentUnavailable& e) {
       s.unavailable = e.what();
-      any_unavailable = true;
+      // Asked for by name, its absence fails the run; found on the machine
+      // but unusable, it is only noted.
+      any_unavailable = any_unavailable || !discovered || s.label == plan.baseline;
       manifest["environments"][s.label] = {{"unavailable", s.unavailable}};
       results.append({{"type", "environment_unavailable"}, {"env", s.label}, {"reason", s.unavailable}});
       std::cerr << fmt::format("warning: environment {} is unavailable and will be skipped: {}\n", s.label,
@@ -189,6 +219,35 @@ int run(const RunOptions& o, const std::vector<std::string>& command_line) {
   options.worker_env = worker_env;
   options.cancel = &g_interrupted;
   options.log = [](const std::string& line) { std::cerr << line << "\n"; };
+  if (!g_interrupted) {
+    const PreflightResult preflight = run_preflight(plan, environments, results, options);
+    manifest["preflight"] = nlohmann::json::object();
+    for (const auto& [env, mismatches] : preflight.mismatches)
+      for (const auto& m : mismatches)
+        manifest["preflight"][env].push_back({{"field", m.field},
+                                              {"baseline", m.baseline_value},
+                                              {"value", m.other_value},
+                                              {"requested", m.requested},
+                                              {"blocking", m.blocking}});
+    for (const auto& [env, cause] : preflight.failures)
+      std::cerr << fmt::format("warning: could not take the fingerprint of {} before the run: {}\n", env, cause);
+    if (preflight.stops) {
+      if (!plan.allow_mismatch) {
+        manifest["ended_at"] = now_iso();
+        manifest["status"] = "not comparable";
+        write_json_atomically(manifest_file, manifest);
+        std::cerr << "error: the environments would not run like for like, so nothing was measured.\n"
+                  << preflight.message
+                  << "Fix the differences above, or pass --allow-mismatch to measure anyway (the report then "
+                     "marks every such comparison).\n";
+        return kExitNotComparable;
+      }
+      std::cerr << "warning: measuring despite differences nobody asked for (--allow-mismatch):\n"
+                << preflight.message;
+    }
+    write_json_atomically(manifest_file, manifest);
+  }
+
   ScheduleResult outcome;
   if (!g_interrupted) outcome = run_schedule(plan, environments, results, options);
   outcome.interrupted = outcome.interrupted || g_interrupted;
@@ -227,7 +286,9 @@ void add_run_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--workloads", o->workloads, "Comma-separated workloads (see `dlcbench list`)")->capture_default_str();
   cmd->add_option("--backends", o->backends, "Comma-separated back ends")->capture_default_str();
   cmd->add_option("--device", o->device, "cpu or gpu")->capture_default_str();
-  cmd->add_option("--envs", o->envs, "Comma-separated environments, e.g. host,docker (default: host and every runtime found)");
+  cmd->add_option("--envs", o->envs,
+                  "Comma-separated environments with options, e.g. host,docker,docker:cpus=1,runc (default: host and "
+                  "every runtime installed; see `dlcbench doctor` and `dlcbench list`)");
   cmd->add_option("--batch", o->batches, "Batch size, or a comma-separated sweep such as 64,128,256 (default: per workload)");
   cmd->add_option("--input", o->input, "memory: batches from memory; disk: each step reads its batch from the data files (timed)")
       ->capture_default_str();
@@ -237,10 +298,17 @@ void add_run_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--threads", o->threads, "Compute threads in every environment (default: CPUs available)");
   cmd->add_option("--data", o->data, "Data folder, or `synthetic`")->capture_default_str();
   cmd->add_option("--out", o->out, "Folder for results/<run-id>/")->capture_default_str();
-  cmd->add_option("--image", o->image, "Docker image to use instead of building one (must hold " "/opt/dlcbench/bin/dlcbench)");
+  cmd->add_option("--image", o->image,
+                  "Image for docker and podman instead of building one (must hold /opt/dlcbench/bin/dlcbench)");
   cmd->add_option("--baseline", o->baseline, "Environment the others are compared with")->capture_default_str();
   cmd->add_option("--seed", o->seed, "Seed of the environment order per round (default: random, recorded)");
   cmd->add_option("--case-timeout", o->case_timeout, "Seconds before a launch is stopped as hung")->capture_default_str();
+  cmd->add_option("--starts", o->starts, "Timed starts per round of the startup workload (each round reports their median)")
+      ->capture_default_str();
+  cmd->add_flag("--keep-images", o->keep_images,
+                "Keep the worker images dlcbench imports into docker and podman (reused by later runs of this binary)");
+  cmd->add_flag("--allow-mismatch", o->allow_mismatch,
+                "Measure and compare even when environments differ in ways nobody asked for (the report marks it)");
   cmd->callback([o, &exit_code] {
     try {
       exit_code = run(*o, invocation());

@@ -28,6 +28,7 @@ struct WorkerOptions {
   CaseSpec spec;
   std::string data = default_data_root().string();
   bool json = true;
+  bool fingerprint_only = false;
 };
 
 void emit(const nlohmann::json& line) {
@@ -100,6 +101,8 @@ struct DiskBatches {
 
 int run_worker(const WorkerOptions& o) {
   const CaseSpec& spec = o.spec;
+  if (spec.workload == kStartupWorkload)
+    throw UsageError("the startup workload is timed by `dlcbench run` around each start, not inside a worker");
   validate_case_names(spec.workload, spec.backend, spec.device);
   if (spec.threads < 1) throw UsageError("--threads must be at least 1");
   if (spec.batch < 1) throw UsageError("--batch must be at least 1");
@@ -111,6 +114,15 @@ int run_worker(const WorkerOptions& o) {
   const nlohmann::json allocator = pin_allocator_settings();  // before anything is allocated for training
 
   auto backend = make_backend(spec.backend, spec.threads);
+  if (o.fingerprint_only) {
+    // The environment's part, for the like-for-like check before a run.
+    auto fingerprint = environment_fingerprint();
+    fingerprint["type"] = "fingerprint";
+    fingerprint["backend"] = backend->describe();
+    fingerprint["allocator"] = allocator;
+    emit(fingerprint);
+    return kExitOk;
+  }
   Stopwatch load_clock;
   const TrainingData data = load_training_data(workload.model, o.data, spec.batch, spec.seed);
   const double load_seconds = load_clock.seconds();
@@ -183,6 +195,8 @@ void add_worker_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--data", options->data,
                   "Data folder (or its parent), or `synthetic` for random data of the same shape")
       ->capture_default_str();
+  cmd->add_flag("--fingerprint-only", options->fingerprint_only,
+               "Print the environment's fingerprint (no data, no model) and exit");
   // Accepted for symmetry with the design's command line; output is always JSON lines.
   cmd->add_flag("--json", options->json, "Print JSON lines (the only format)");
   cmd->callback([options, &exit_code] {

@@ -6,6 +6,7 @@
 namespace dlcbench {
 
 std::string CaseSpec::id() const {
+  if (workload == "startup") return workload;  // no back end, device or batch
   return fmt::format("{}/{}/{}/b{}{}", workload, backend, device, batch, input == "disk" ? "/disk" : "");
 }
 

@@ -8,6 +8,7 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <vector>
 
@@ -161,6 +162,26 @@ nlohmann::json blas_info() {
   return j;
 }
 
+nlohmann::json loaded_libraries(const fs::path& maps_file) {
+  std::set<std::string> entries;
+  std::ifstream maps(maps_file);
+  std::string line;
+  while (std::getline(maps, line)) {
+    // "7f..-7f.. r-xp 00000000 08:01 1234   /usr/lib/x86_64-linux-gnu/libc.so.6"
+    const auto slash = line.find('/');
+    if (slash == std::string::npos) continue;
+    const fs::path path = line.substr(slash);
+    const std::string name = path.filename().string();
+    if (name.find(".so") == std::string::npos) continue;
+    std::error_code ec;
+    const auto size = fs::file_size(path, ec);
+    entries.insert(fmt::format("{} {}", name, ec ? 0 : size));
+  }
+  std::string joined;
+  for (const auto& e : entries) joined += e + "\n";
+  return {{"count", entries.size()}, {"digest", string_digest(joined, "sha256")}, {"files", entries}};
+}
+
 std::string self_executable_sha256() { return file_digest("/proc/self/exe", "sha256"); }
 
 std::string affinity_list() {
@@ -209,6 +230,7 @@ nlohmann::json environment_fingerprint() {
   j["binary_sha256"] = self_executable_sha256();
   j["dlcbench_version"] = DLCBENCH_VERSION;
   j["libc"] = gnu_get_libc_version();
+  j["libraries"] = loaded_libraries();
   j["blas"] = blas_info();
   // The settings that change how the libraries run ("env", "round" and
   // "case" are keys the orchestrator adds to every line).

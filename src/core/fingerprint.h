@@ -40,6 +40,12 @@ nlohmann::json environment_fingerprint();
 
 std::string self_executable_sha256();
 
+// The shared libraries mapped into this process, by file name and size (not
+// path: a container holds the same files elsewhere): their count and a
+// sha256 over the sorted list. Reading every file's content would cost
+// seconds per launch.
+nlohmann::json loaded_libraries(const std::filesystem::path& maps_file = "/proc/self/maps");
+
 // "0-3,6" style list of the CPUs this process may run on.
 std::string affinity_list();
 

@@ -2,7 +2,9 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -24,6 +26,8 @@ namespace {
 
 constexpr std::size_t kStderrKeep = 64 * 1024;
 constexpr double kGraceSeconds = 5.0;
+// Added to errno when the child fails before exec, while hiding files.
+constexpr int kHideFailed = 100000;
 
 struct Pipe {
   int r = -1, w = -1;
@@ -85,6 +89,8 @@ ProcessResult run_process(const ProcessSpec& spec,
   auto env_storage = merged_environment(spec.env);
   auto argv = c_strings(argv_storage);
   auto envp = c_strings(env_storage);
+  auto hide_storage = spec.hide_files;
+  auto hide = c_strings(hide_storage);
 
   Pipe out, err, status;
   const pid_t parent = getpid();
@@ -102,6 +108,18 @@ ProcessResult run_process(const ProcessSpec& spec,
     dup2(err.w, STDERR_FILENO);
     int devnull = ::open("/dev/null", O_RDONLY);
     if (devnull >= 0) dup2(devnull, STDIN_FILENO);
+    if (hide.size() > 1) {
+      // A mount namespace of the child's own, not propagated back, in which
+      // each file reads as empty.
+      bool hidden = unshare(CLONE_NEWNS) == 0 && mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) == 0;
+      for (std::size_t i = 0; hidden && hide[i]; ++i)
+        hidden = mount("/dev/null", hide[i], nullptr, MS_BIND, nullptr) == 0;
+      if (!hidden) {
+        int e = errno + kHideFailed;
+        [[maybe_unused]] auto n = ::write(status.w, &e, sizeof e);
+        _exit(127);
+      }
+    }
     execvpe(argv[0], argv.data(), envp.data());
     int e = errno;
     [[maybe_unused]] auto n = ::write(status.w, &e, sizeof e);
@@ -114,7 +132,11 @@ ProcessResult run_process(const ProcessSpec& spec,
 
   int exec_errno = 0;
   if (::read(status.r, &exec_errno, sizeof exec_errno) == sizeof exec_errno) {
-    result.exec_error = fmt::format("cannot run {}: {}", spec.argv[0], std::strerror(exec_errno));
+    result.exec_error =
+        exec_errno >= kHideFailed
+            ? fmt::format("cannot hide {} from {} in a private mount namespace: {}", fmt::join(spec.hide_files, ", "),
+                          spec.argv[0], std::strerror(exec_errno - kHideFailed))
+            : fmt::format("cannot run {}: {}", spec.argv[0], std::strerror(exec_errno));
   }
   status.close_r();
 
@@ -178,11 +200,13 @@ ProcessResult run_process(const ProcessSpec& spec,
   return result;
 }
 
-CapturedOutput capture_output(std::vector<std::string> argv, double timeout_seconds) {
+CapturedOutput capture_output(std::vector<std::string> argv, double timeout_seconds,
+                              std::vector<std::string> hide_files) {
   CapturedOutput c;
   ProcessSpec spec;
   spec.argv = std::move(argv);
   spec.timeout_seconds = timeout_seconds;
+  spec.hide_files = std::move(hide_files);
   c.result = run_process(spec, [&](std::string_view line) {
     c.out.append(line);
     c.out.push_back('\n');

@@ -19,6 +19,10 @@ struct ProcessSpec {
   double timeout_seconds = 0;  // 0: no limit
   // Polled while the child runs; when it turns true the child is stopped.
   const std::atomic<bool>* cancel = nullptr;
+  // Files the child sees as empty: it runs in a private mount namespace with
+  // /dev/null bound over each (crun on hybrid cgroup layouts). Needs
+  // CAP_SYS_ADMIN.
+  std::vector<std::string> hide_files;
 };
 
 struct ProcessResult {
@@ -45,7 +49,8 @@ struct CapturedOutput {
   std::string out;
 };
 // For short helper commands (docker version, ldd, tar): all of stdout at once.
-CapturedOutput capture_output(std::vector<std::string> argv, double timeout_seconds = 120);
+CapturedOutput capture_output(std::vector<std::string> argv, double timeout_seconds = 120,
+                              std::vector<std::string> hide_files = {});
 
 // The full path of a program found on PATH, like `command -v`.
 std::optional<std::string> find_program(std::string_view name);

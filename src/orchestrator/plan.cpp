@@ -35,7 +35,21 @@ std::vector<CaseSpec> expand_cases(const PlanRequest& request) {
     throw UsageError(fmt::format("--input {}: valid values are memory and disk", request.input));
 
   std::vector<CaseSpec> cases;
-  for (const auto& workload : request.workloads)
+  for (const auto& workload : request.workloads) {
+    if (workload == kStartupWorkload) {
+      if (request.starts < 1) throw UsageError("--starts must be at least 1");
+      CaseSpec c;
+      c.workload = workload;
+      c.backend = "none";
+      c.batch = 0;
+      // The first start of a round meets cold caches; it is timed and
+      // reported apart as warm-up, like a training warm-up batch.
+      c.warmup = 1;
+      c.iters = request.starts;
+      c.threads = request.threads;
+      cases.push_back(c);
+      continue;
+    }
     for (const auto& backend : request.backends) {
       validate_case_names(workload, backend, request.device);
       std::vector<int> batches = request.batches;
@@ -54,6 +68,11 @@ std::vector<CaseSpec> expand_cases(const PlanRequest& request) {
         cases.push_back(c);
       }
     }
+  }
+  for (std::size_t i = 0; i < cases.size(); ++i)
+    for (std::size_t j = 0; j < i; ++j)
+      if (cases[i].id() == cases[j].id())
+        throw UsageError(fmt::format("case {} is listed twice: give each workload and batch size once", cases[i].id()));
   return cases;
 }
 
@@ -82,6 +101,7 @@ void to_json(nlohmann::json& j, const Plan& p) {
   j["data"] = p.data;
   j["case_timeout_seconds"] = p.case_timeout_seconds;
   j["baseline"] = p.baseline;
+  j["allow_mismatch"] = p.allow_mismatch;
 }
 
 }  // namespace dlcbench

@@ -20,6 +20,9 @@ struct Plan {
   std::string data = "synthetic";  // "synthetic" or a data folder on the host
   double case_timeout_seconds = 1800;
   std::string baseline = "host";
+  // Compare even when fingerprints differ in ways nobody asked for; the
+  // report marks each such comparison.
+  bool allow_mismatch = false;
 };
 
 struct PlanRequest {
@@ -32,6 +35,7 @@ struct PlanRequest {
   int threads = 1;
   std::uint64_t seed = 42;
   std::string input = "memory";  // or "disk"
+  int starts = 10;               // timed starts per round of the startup workload
 };
 
 // Expands the request into cases, validating every name (UsageError lists

@@ -1,11 +1,14 @@
 #include "orchestrator/scheduler.h"
 
+#include <algorithm>
 #include <cctype>
 
 #include <fmt/format.h>
 
 #include "core/process.h"
+#include "core/statistics.h"
 #include "core/timer.h"
+#include "workloads/registry.h"
 
 namespace dlcbench {
 namespace {
@@ -25,6 +28,77 @@ std::string format_eta(double seconds) {
   if (!(seconds >= 0)) return "?";
   const auto s = static_cast<long>(seconds + 0.5);
   return s >= 3600 ? fmt::format("{}h{:02}m", s / 3600, s % 3600 / 60) : fmt::format("{}m{:02}s", s / 60, s % 60);
+}
+
+struct LaunchOutcome {
+  ProcessResult result;  // of the worker, or of the first start that failed
+  int measured = 0;
+  double measured_sum = 0;
+  double median = 0;     // of the measured starts (startup workload)
+  std::string what = "worker";
+  std::string instance;  // what cleanup() must remove after a failure
+};
+
+// Adds the orchestrator's keys to a worker line; a worker never prints them.
+nlohmann::json tag(nlohmann::json record, const std::string& env, int round, const CaseSpec& spec) {
+  record["env"] = env;
+  record["round"] = round;
+  record["case"] = spec.id();
+  return record;
+}
+
+LaunchOutcome run_worker(const Plan& plan, const CaseSpec& spec, ScheduledEnvironment& env,
+                         const std::string& instance, int round, ResultsWriter& results,
+                         const ScheduleOptions& options) {
+  LaunchOutcome out;
+  out.instance = instance;
+  WorkerLaunch launch{WorkerLaunch::Program::worker, spec.worker_args(), plan.data, options.worker_env};
+  const LaunchCommand command = env.environment->command(launch, instance);
+  const ProcessSpec process = command.process(plan.case_timeout_seconds, options.cancel);
+  out.result = run_process(process, [&](std::string_view line) {
+    auto record = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
+    if (record.is_discarded() || !record.is_object()) record = {{"type", "worker_output"}, {"text", std::string(line)}};
+    record = tag(std::move(record), env.label, round, spec);
+    if (record.value("type", "") == "sample" && record.value("phase", "") == "measured") {
+      ++out.measured;
+      out.measured_sum += record.value("seconds", 0.0);
+    }
+    results.append(record);
+  });
+  return out;
+}
+
+// The startup workload: the orchestrator times each start of the noop
+// program in the environment, from fork to the runtime's exit, so the figure
+// is what a user waits for (client, daemon, runtime, namespaces, cgroups).
+LaunchOutcome time_starts(const Plan& plan, const CaseSpec& spec, ScheduledEnvironment& env,
+                          const std::string& instance, int round, ResultsWriter& results,
+                          const ScheduleOptions& options) {
+  LaunchOutcome out;
+  out.what = "start";
+  std::vector<double> measured;
+  const double timeout = std::min(plan.case_timeout_seconds, 300.0);
+  for (int i = 0; i < spec.warmup + spec.iters; ++i) {
+    WorkerLaunch launch{WorkerLaunch::Program::noop, {}, plan.data, options.worker_env};
+    out.instance = fmt::format("{}-s{}", instance, i);
+    const LaunchCommand command = env.environment->command(launch, out.instance);
+    const ProcessSpec process = command.process(timeout, options.cancel);
+    Stopwatch clock;
+    out.result = run_process(process, [](std::string_view) {});
+    const double seconds = clock.seconds();
+    if (!out.result.ok()) return out;
+    const bool warmup = i < spec.warmup;
+    results.append(tag({{"type", "sample"},
+                        {"phase", warmup ? "warmup" : "measured"},
+                        {"iter", warmup ? i : i - spec.warmup},
+                        {"seconds", seconds}},
+                       env.label, round, spec));
+    if (!warmup) measured.push_back(seconds);
+  }
+  out.measured = static_cast<int>(measured.size());
+  for (double s : measured) out.measured_sum += s;
+  out.median = summarize(measured).median;
+  return out;
 }
 
 }  // namespace
@@ -56,28 +130,14 @@ ScheduleResult run_schedule(const Plan& plan, std::vector<ScheduledEnvironment>&
         ++done;
         if (!env.unavailable.empty()) continue;
 
-        WorkerLaunch launch{spec.worker_args(), plan.data, options.worker_env};
         const std::string instance = instance_name(options.run_id, env.label, round, done);
-        const LaunchCommand command = env.environment->command(launch, instance);
-        ProcessSpec process{command.argv, command.env, plan.case_timeout_seconds, options.cancel};
-
-        int measured = 0;
-        double measured_sum = 0;
         Stopwatch wall;
-        const ProcessResult result = run_process(process, [&](std::string_view line) {
-          auto record = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
-          if (record.is_discarded() || !record.is_object())
-            record = {{"type", "worker_output"}, {"text", std::string(line)}};
-          // The orchestrator's keys; a worker never prints them itself.
-          record["env"] = env.label;
-          record["round"] = round;
-          record["case"] = spec.id();
-          if (record.value("type", "") == "sample" && record.value("phase", "") == "measured") {
-            ++measured;
-            measured_sum += record.value("seconds", 0.0);
-          }
-          results.append(record);
-        });
+        const LaunchOutcome launched = spec.workload == kStartupWorkload
+                                           ? time_starts(plan, spec, env, instance, round, results, options)
+                                           : run_worker(plan, spec, env, instance, round, results, options);
+        const ProcessResult& result = launched.result;
+        const int measured = launched.measured;
+        const double measured_sum = launched.measured_sum;
         const double wall_seconds = wall.seconds();
         ++outcome.launches;
 
@@ -96,9 +156,9 @@ ScheduleResult run_schedule(const Plan& plan, std::vector<ScheduledEnvironment>&
           launch_record["cause"] = result.ok()
                                        ? fmt::format("worker exited normally but printed {} of {} samples",
                                                      measured, spec.iters)
-                                       : "worker " + result.describe();
+                                       : launched.what + " " + result.describe();
           launch_record["stderr_tail"] = tail(result.stderr_tail, kStderrInResults);
-          env.environment->cleanup(instance);
+          env.environment->cleanup(launched.instance);
         }
         results.append(launch_record);
         results.sync();
@@ -110,9 +170,11 @@ ScheduleResult run_schedule(const Plan& plan, std::vector<ScheduledEnvironment>&
         const double per_launch = clock.seconds() / done;
         if (ok) {
           consecutive_failures[index] = 0;
-          log(fmt::format("round {}/{}  {}  {:<8} {:.5f} s/batch over {} batches  ({}/{}, ETA {})", round,
-                          plan.runs, spec.id(), env.label, measured_sum / measured, measured, done, total,
-                          format_eta(per_launch * (total - done))));
+          const bool startup = spec.workload == kStartupWorkload;
+          log(fmt::format("round {}/{}  {}  {:<8} {:.5f} {} over {} {}  ({}/{}, ETA {})", round, plan.runs,
+                          spec.id(), env.label, startup ? launched.median : measured_sum / measured,
+                          startup ? "s/start (median)" : "s/batch", measured, startup ? "starts" : "batches", done,
+                          total, format_eta(per_launch * (total - done))));
         } else {
           ++outcome.failed_launches;
           log(fmt::format("round {}/{}  {}  {:<8} FAILED: {}", round, plan.runs, spec.id(), env.label,

@@ -6,64 +6,102 @@
 #include <fmt/format.h>
 
 #include "core/errors.h"
-#include "runtimes/docker.h"
+#include "runtimes/container_options.h"
+#include "runtimes/engine.h"
 #include "runtimes/host.h"
+#include "runtimes/oci_runtime.h"
 
 namespace dlcbench {
 namespace {
 
-struct EnvironmentKind {
-  std::string name;
-  std::vector<std::string> options;  // the option keys it accepts
-};
+bool is_environment_name(const std::string& name) {
+  const auto names = environment_names();
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
 
-const std::vector<EnvironmentKind>& kinds() {
-  static const std::vector<EnvironmentKind> all = {
-      {"host", {}},
-      {"docker", {"image"}},
-  };
-  return all;
+[[noreturn]] void unknown_environment(const std::string& name) {
+  throw UsageError(fmt::format("unknown environment '{}': valid environments are {}", name,
+                               fmt::join(environment_names(), ", ")));
 }
 
 }  // namespace
 
-std::vector<std::string> environment_names() {
-  std::vector<std::string> names;
-  for (const auto& k : kinds()) names.push_back(k.name);
-  return names;
-}
+std::vector<std::string> environment_names() { return {"host", "docker", "podman", "runc", "crun"}; }
 
 EnvironmentRequest parse_environment_request(const std::string& text) {
   EnvironmentRequest r;
   r.text = text;
   const auto colon = text.find(':');
   r.name = text.substr(0, colon);
-  auto kind = std::find_if(kinds().begin(), kinds().end(), [&](const auto& k) { return k.name == r.name; });
-  if (kind == kinds().end())
-    throw UsageError(fmt::format("unknown environment '{}': valid environments are {}", r.name,
-                                 fmt::join(environment_names(), ", ")));
-  if (colon == std::string::npos) return r;
-  std::stringstream rest(text.substr(colon + 1));
-  std::string item;
-  while (std::getline(rest, item, ',')) {
-    const auto eq = item.find('=');
-    const std::string key = item.substr(0, eq);
-    if (eq == std::string::npos || key.empty())
-      throw UsageError(fmt::format("environment option '{}' in '{}' is not key=value", item, text));
-    if (std::find(kind->options.begin(), kind->options.end(), key) == kind->options.end())
-      throw UsageError(fmt::format("environment '{}' has no option '{}': valid options are {}", r.name,
-                                   key, kind->options.empty() ? "none" : fmt::format("{}", fmt::join(kind->options, ", "))));
-    r.options[key] = item.substr(eq + 1);
+  if (!is_environment_name(r.name)) unknown_environment(r.name);
+  if (colon != std::string::npos) {
+    std::stringstream rest(text.substr(colon + 1));
+    std::string item, last_key;
+    while (std::getline(rest, item, ',')) {
+      const auto eq = item.find('=');
+      const std::string key = item.substr(0, eq);
+      if (eq == std::string::npos && last_key == "cpuset" && parse_cpu_list(item)) {
+        r.options[last_key] += "," + item;  // "cpuset=0-3,6"
+        continue;
+      }
+      if (eq == std::string::npos || key.empty())
+        throw UsageError(fmt::format("environment option '{}' in '{}' is not key=value", item, text));
+      if (r.options.count(key))
+        throw UsageError(fmt::format("environment option '{}' is given twice in '{}'", key, text));
+      r.options[key] = item.substr(eq + 1);
+      last_key = key;
+    }
   }
+  // Validates every key and value now, before anything is measured.
+  parse_container_options(r.name, r.options);
   return r;
+}
+
+std::vector<EnvironmentRequest> parse_environment_list(const std::string& text) {
+  std::vector<std::string> groups;
+  std::stringstream in(text);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    if (item.empty()) continue;
+    const std::string name = item.substr(0, item.find(':'));
+    const auto colon = item.find(':'), eq = item.find('=');
+    // "memory=4g" continues the environment before it; "name" or
+    // "name:key=value" starts one.
+    const bool starts_environment = groups.empty() || eq == std::string::npos ||
+                                    (colon != std::string::npos && colon < eq);
+    if (starts_environment) {
+      // A new environment; a bare word that is none is an unknown name,
+      // unless it continues a CPU list ("cpuset=0-3,6").
+      if (!is_environment_name(name) && !groups.empty() && parse_cpu_list(item) &&
+          groups.back().find("cpuset=") != std::string::npos) {
+        groups.back() += "," + item;
+        continue;
+      }
+      groups.push_back(item);
+    } else {
+      groups.back() += (groups.back().find(':') == std::string::npos ? ":" : ",") + item;
+    }
+  }
+  std::vector<EnvironmentRequest> requests;
+  for (const auto& g : groups) {
+    auto r = parse_environment_request(g);
+    for (const auto& existing : requests)
+      if (existing.text == r.text) throw UsageError(fmt::format("environment {} is listed twice", r.text));
+    requests.push_back(std::move(r));
+  }
+  return requests;
 }
 
 std::unique_ptr<Environment> make_environment(const EnvironmentRequest& request,
                                               const EnvironmentContext& context) {
   if (request.name == "host") return make_host_environment(context);
-  if (request.name == "docker") return make_docker_environment(request, context);
-  throw UsageError(fmt::format("unknown environment '{}': valid environments are {}", request.name,
-                               fmt::join(environment_names(), ", ")));
+  if (request.name == "docker" || request.name == "podman") return make_engine_environment(request, context);
+  if (request.name == "runc" || request.name == "crun") return make_oci_environment(request, context);
+  unknown_environment(request.name);
+}
+
+std::filesystem::path noop_program_beside(const std::filesystem::path& self_exe) {
+  return self_exe.parent_path() / "dlcbench-noop";
 }
 
 }  // namespace dlcbench

@@ -12,21 +12,32 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/process.h"
+
 namespace dlcbench {
 
-// One environment named on the command line, e.g. "docker:image=mine".
+// One environment named on the command line, e.g. "docker:cpus=1,memory=4g".
 struct EnvironmentRequest {
   std::string name;
   std::map<std::string, std::string> options;
-  std::string text;  // as the user wrote it
+  std::string text;  // as the user wrote it; the environment's label in results
 };
 // Throws UsageError naming the valid environments or options.
 EnvironmentRequest parse_environment_request(const std::string& text);
+// The value of --envs: "host,docker:cpuset=0-3,6,memory=4g,podman". A comma
+// starts a new environment only where a known environment name follows, so
+// options (and CPU lists) may hold commas.
+std::vector<EnvironmentRequest> parse_environment_list(const std::string& text);
+// host, docker, podman, runc, crun.
 std::vector<std::string> environment_names();
 
 struct WorkerLaunch {
+  // worker: the dlcbench binary with worker_args and --data;
+  // noop: a static program that exits at once (the startup workload).
+  enum class Program { worker, noop };
+  Program program = Program::worker;
   std::vector<std::string> worker_args;  // "worker", "--workload", ...; no --data
-  std::string data;                      // "synthetic" or a folder on the host
+  std::string data = "synthetic";        // "synthetic" or a folder on the host
   // Thread and BLAS settings, set identically in every environment.
   std::vector<std::pair<std::string, std::string>> env;
 };
@@ -34,11 +45,22 @@ struct WorkerLaunch {
 struct LaunchCommand {
   std::vector<std::string> argv;
   std::vector<std::pair<std::string, std::string>> env;  // for the launched process
+  std::vector<std::string> hide_files;                   // see ProcessSpec::hide_files
+
+  ProcessSpec process(double timeout_seconds, const std::atomic<bool>* cancel) const {
+    return {argv, env, timeout_seconds, cancel, hide_files};
+  }
 };
 
 struct EnvironmentContext {
   std::filesystem::path self_exe;  // this dlcbench binary
   std::string run_id;
+  // Only the noop program is needed (doctor): images hold nothing else, so
+  // they are built in a moment.
+  bool noop_only = false;
+  // Keep images dlcbench imported for this run (they are keyed by content,
+  // so a later run of the same binary reuses them); by default they go.
+  bool keep_images = false;
 };
 
 class Environment {
@@ -46,19 +68,24 @@ class Environment {
   virtual ~Environment() = default;
   virtual std::string name() const = 0;
   // Checks that the runtime can run workers here and builds what it needs
-  // (an image). Throws EnvironmentUnavailable with a message that says how to
-  // fix it.
+  // (an image, a root file system). Throws EnvironmentUnavailable with a
+  // message that says how to fix it.
   virtual void prepare() = 0;
   // `instance` names this launch uniquely (the container name).
   virtual LaunchCommand command(const WorkerLaunch& launch, const std::string& instance) const = 0;
   // Removes what a failed or stopped launch may have left (a container that
   // outlived its client).
   virtual void cleanup(const std::string& /*instance*/) {}
+  // Removes what prepare() made for this run only (bundles, scratch files).
+  virtual void finish() {}
   // Runtime version, image, command template: recorded in the manifest.
   virtual nlohmann::json describe() const = 0;
 };
 
 std::unique_ptr<Environment> make_environment(const EnvironmentRequest& request,
                                               const EnvironmentContext& context);
+
+// The noop program next to the dlcbench binary (built with it).
+std::filesystem::path noop_program_beside(const std::filesystem::path& self_exe);
 
 }  // namespace dlcbench

@@ -13,6 +13,10 @@ class HostEnvironment : public Environment {
 
   LaunchCommand command(const WorkerLaunch& launch, const std::string&) const override {
     LaunchCommand c;
+    if (launch.program == WorkerLaunch::Program::noop) {
+      c.argv = {noop_program_beside(context_.self_exe).string()};
+      return c;
+    }
     c.argv.push_back(context_.self_exe.string());
     c.argv.insert(c.argv.end(), launch.worker_args.begin(), launch.worker_args.end());
     c.argv.push_back("--data");

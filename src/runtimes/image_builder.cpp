@@ -1,5 +1,6 @@
 #include "runtimes/image_builder.h"
 
+#include <fstream>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -7,6 +8,7 @@
 #include "core/errors.h"
 #include "core/process.h"
 #include "core/sha.h"
+#include "runtimes/environment.h"
 
 namespace fs = std::filesystem;
 
@@ -43,7 +45,9 @@ ImageContent worker_image_content(const fs::path& exe) {
     throw EnvironmentUnavailable(fmt::format("cannot list the libraries of {}: ldd {}\n{}", exe.string(),
                                              ldd.result.describe(), ldd.result.stderr_tail));
   ImageContent content;
-  std::string identity = file_digest(exe, "sha256");
+  // The layout version comes first: a change in how the root file system is
+  // laid out must give a new image.
+  std::string identity = "layout 2\n" + file_digest(exe, "sha256");
   content.files.push_back({exe, kImageBinaryPath});
   for (const auto& lib : parse_ldd_output(ldd.out)) {
     content.files.push_back({lib, lib});
@@ -51,25 +55,68 @@ ImageContent worker_image_content(const fs::path& exe) {
     identity += fmt::format("\n{} {} {}", lib.string(), fs::file_size(real),
                             fs::last_write_time(real).time_since_epoch().count());
   }
+  const fs::path noop = noop_program_beside(exe);
+  if (fs::exists(noop)) {
+    content.files.push_back({noop, kImageNoopPath});
+    identity += "\nnoop " + file_digest(noop, "sha256");
+  }
   content.content_id = string_digest(identity, "sha256");
   return content;
 }
 
-void write_rootfs_tar(const ImageContent& content, const fs::path& tar_file, const fs::path& scratch) {
-  const fs::path root = scratch / "rootfs";
+ImageContent noop_image_content(const fs::path& exe) {
+  const fs::path noop = noop_program_beside(exe);
+  if (!fs::exists(noop))
+    throw EnvironmentUnavailable(fmt::format("{} is missing: it is built with dlcbench (target dlcbench-noop); "
+                                             "rebuild with scripts/build.sh",
+                                             noop.string()));
+  ImageContent content;
+  content.files.push_back({noop, kImageNoopPath});
+  content.content_id = string_digest("noop " + file_digest(noop, "sha256"), "sha256");
+  return content;
+}
+
+ImageContent image_content_for(const fs::path& exe, bool noop_only) {
+  return noop_only ? noop_image_content(exe) : worker_image_content(exe);
+}
+
+void write_rootfs(const ImageContent& content, const fs::path& root) {
   fs::create_directories(root);
   for (const char* dir : {"tmp", "data", "proc", "sys", "dev", "etc"}) fs::create_directories(root / dir);
   fs::permissions(root / "tmp", fs::perms::all | fs::perms::sticky_bit);
-  for (const auto& f : content.files) {
-    const fs::path target = root / f.in_image.relative_path();
+  // Runtimes bind-mount these over the image's own; they must exist.
+  for (const char* file : {"etc/hostname", "etc/hosts", "etc/resolv.conf"}) std::ofstream(root / file).flush();
+  auto place = [&](const fs::path& source, const fs::path& in_image) {
+    const fs::path target = root / in_image.relative_path();
+    if (fs::exists(fs::symlink_status(target))) return;  // two names of one file
     fs::create_directories(target.parent_path());
-    const fs::path real = fs::canonical(f.host);
     // A hard link avoids copying hundreds of megabytes when on one file
     // system; otherwise copy.
     std::error_code ec;
-    fs::create_hard_link(real, target, ec);
-    if (ec) fs::copy_file(real, target, fs::copy_options::overwrite_existing);
+    fs::create_hard_link(source, target, ec);
+    if (ec) fs::copy_file(source, target, fs::copy_options::overwrite_existing);
+  };
+  for (const auto& f : content.files) {
+    const fs::path real = fs::canonical(f.host);
+    if (f.in_image != f.host) {  // dlcbench's own programs, at their image paths
+      place(real, f.in_image);
+      continue;
+    }
+    // A library: the file at its real path and the name the loader asks
+    // for as a symbolic link to it, as on the host, so that the worker maps
+    // the same file names in both (the fingerprint compares them).
+    place(real, real);
+    const fs::path link = root / f.host.relative_path();
+    if (real != f.host && !fs::exists(fs::symlink_status(link))) {
+      fs::create_directories(link.parent_path());
+      fs::create_symlink(real, link);
+    }
   }
+}
+
+void write_rootfs_tar(const ImageContent& content, const fs::path& tar_file, const fs::path& scratch) {
+  const fs::path root = scratch / "rootfs";
+  write_rootfs(content, root);
   auto tar = capture_output({"tar", "--create", "--file", tar_file.string(), "--directory", root.string(),
                              "--numeric-owner", "--owner=0", "--group=0", "."},
                             600);

@@ -11,6 +11,8 @@ namespace dlcbench {
 
 // Where the worker binary lives inside images dlcbench builds.
 inline constexpr const char* kImageBinaryPath = "/opt/dlcbench/bin/dlcbench";
+// The static program that exits at once, for the startup workload.
+inline constexpr const char* kImageNoopPath = "/opt/dlcbench/bin/dlcbench-noop";
 
 struct ImageFile {
   std::filesystem::path host;      // file to copy (symlinks followed)
@@ -24,12 +26,22 @@ struct ImageContent {
   std::string content_id;
 };
 
-// The binary and every library the dynamic loader resolves for it (`ldd`).
-// Throws if a library is not found.
+// The binary and every library the dynamic loader resolves for it (`ldd`),
+// and the noop program built beside it. Throws if a library is not found.
 ImageContent worker_image_content(const std::filesystem::path& exe);
+
+// Only the noop program: enough to check that a runtime starts containers.
+ImageContent noop_image_content(const std::filesystem::path& exe);
+
+// Either of the two, as the context asks.
+ImageContent image_content_for(const std::filesystem::path& exe, bool noop_only);
 
 // Parses `ldd` output into the library paths it names (the loader included).
 std::vector<std::filesystem::path> parse_ldd_output(const std::string& text);
+
+// Lays the image's root file system out in `root` (hard links where the file
+// system allows, copies otherwise).
+void write_rootfs(const ImageContent& content, const std::filesystem::path& root);
 
 // Writes the image's root file system as a tar archive (via GNU tar).
 void write_rootfs_tar(const ImageContent& content, const std::filesystem::path& tar_file,

@@ -35,6 +35,7 @@ const WorkloadInfo* find_workload(const std::string& name) {
 std::vector<std::string> workload_names() {
   std::vector<std::string> names;
   for (const auto& w : workloads()) names.push_back(w.name);
+  names.push_back(kStartupWorkload);
   return names;
 }
 
@@ -59,6 +60,7 @@ std::vector<std::string> backend_names() {
 
 void validate_case_names(const std::string& workload, const std::string& backend,
                          const std::string& device) {
+  if (workload == kStartupWorkload) return;  // no back end or device of its own
   if (!find_workload(workload))
     throw UsageError(fmt::format("unknown workload '{}': valid workloads are {}", workload,
                                  fmt::join(workload_names(), ", ")));

@@ -17,8 +17,17 @@ struct WorkloadInfo {
   const std::string& dataset() const { return model.dataset; }
 };
 
+// The training workloads, run by the worker.
 const std::vector<WorkloadInfo>& workloads();
 const WorkloadInfo* find_workload(const std::string& name);
+
+// The startup workload: the orchestrator times the start of a static program
+// that exits at once, in each environment. It has no model, back end or data.
+inline constexpr const char* kStartupWorkload = "startup";
+inline constexpr const char* kStartupDescription =
+    "Container start-up: wall time from launch to exit of a static program that does nothing, per start";
+
+// Every workload name accepted on the command line (training and startup).
 std::vector<std::string> workload_names();
 
 struct BackendInfo {

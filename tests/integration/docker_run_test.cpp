@@ -1,6 +1,8 @@
 // Host versus a real Docker Engine. `.ci/run` starts the engine and sets
 // DLCBENCH_REQUIRE_DOCKER=1, so there a missing engine fails instead of
 // skipping.
+#include <sched.h>
+
 #include <cstdlib>
 #include <fstream>
 #include <map>
@@ -129,6 +131,60 @@ TEST(Docker, DataFolderIsMountedReadOnlyIntoTheContainer) {
     EXPECT_EQ(fp["dataset"]["examples"], 32);
     EXPECT_EQ(fp["case_spec"]["input"], input);
   }
+}
+
+// Pins this test process (and so the dlcbench it starts) to one CPU for the
+// scope; containers started by the Docker daemon do not inherit it.
+class PinnedToCpu0 {
+ public:
+  PinnedToCpu0() {
+    sched_getaffinity(0, sizeof saved_, &saved_);
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(0, &one);
+    sched_setaffinity(0, sizeof one, &one);
+  }
+  ~PinnedToCpu0() { sched_setaffinity(0, sizeof saved_, &saved_); }
+  static int available() {
+    cpu_set_t set;
+    sched_getaffinity(0, sizeof set, &set);
+    return CPU_COUNT(&set);
+  }
+
+ private:
+  cpu_set_t saved_;
+};
+
+TEST(Docker, CpusNobodyAskedToDifferStopTheRunBeforeAnythingIsMeasured) {
+  require_docker();
+  if (PinnedToCpu0::available() < 2) GTEST_SKIP() << "needs two CPUs to make the affinities differ";
+  testing::TempDir out;
+  auto args = [&](const std::string& envs, const std::string& name) {
+    return std::vector<std::string>{"run", "--envs", envs, "--runs", "1", "--iters", "1", "--warmup", "0",
+                                    "--batch", "4", "--data", "synthetic", "--out", (out / name).string()};
+  };
+  PinnedToCpu0 pinned;
+  // The host worker inherits CPU 0 only; the daemon's container gets all.
+  auto stopped = testing::run_dlcbench(args("host,docker", "stopped"));
+  EXPECT_EQ(stopped.exit_code, 3) << stopped.err;
+  EXPECT_THAT(stopped.err, HasSubstr("nothing was measured"));
+  EXPECT_THAT(stopped.err, HasSubstr("cpu/affinity: host has 0, docker has 0-"));
+  EXPECT_THAT(stopped.err, HasSubstr("fix: give both the same CPUs"));
+  for (const auto& r : testing::read_records(testing::only_run_dir(out / "stopped")))
+    EXPECT_NE(r.value("type", ""), "sample") << r;
+
+  // Asked for: the container gets CPU 0 too, and the run goes ahead.
+  auto pinned_both = testing::run_dlcbench(args("host,docker:cpuset=0", "pinned"));
+  EXPECT_EQ(pinned_both.exit_code, 0) << pinned_both.err;
+  EXPECT_THAT(pinned_both.out, HasSubstr("docker:cpuset=0 vs host: ratio"));
+
+  // Allowed: measured, and the report says it is not like for like.
+  auto a = args("host,docker", "allowed");
+  a.push_back("--allow-mismatch");
+  auto allowed = testing::run_dlcbench(a);
+  EXPECT_EQ(allowed.exit_code, 0) << allowed.err;
+  EXPECT_THAT(allowed.out, HasSubstr("MISMATCH ALLOWED"));
+  EXPECT_THAT(allowed.out, HasSubstr("cpu/affinity: host has 0"));
 }
 
 TEST(Docker, AMissingImageIsAClearErrorAndTheHostStillRuns) {

@@ -49,7 +49,7 @@ TEST(Analysis, RunMeansAreTheStatisticalUnit) {
   ASSERT_EQ(a.cases.size(), 1u);
   const auto& host = a.cases[0].envs[0];
   EXPECT_EQ(host.env, "host");
-  EXPECT_EQ(host.run_means, (std::vector<double>{2.0, 3.0}));
+  EXPECT_EQ(host.run_values, (std::vector<double>{2.0, 3.0}));
   EXPECT_EQ(host.batch_seconds.size(), 4u);
   EXPECT_EQ(host.warmup_seconds.size(), 2u);  // kept apart, not in the statistics
   EXPECT_DOUBLE_EQ(host.runs.mean, 2.5);
@@ -68,7 +68,7 @@ TEST(Analysis, AFailedLaunchIsCountedWithItsCauseAndLeftOut) {
   add_launch(r, "docker", 2, {1.1});
   Analysis a = analyze(manifest(), r);
   const auto& docker = a.cases[0].envs[1];
-  EXPECT_EQ(docker.run_means, (std::vector<double>{1.1}));
+  EXPECT_EQ(docker.run_values, (std::vector<double>{1.1}));
   EXPECT_EQ(docker.failed_launches, 1);
   EXPECT_THAT(docker.failures[0], HasSubstr("signal 9"));
 }
@@ -80,7 +80,7 @@ TEST(Analysis, SamplesOfAnInterruptedLaunchAreNotedNotUsed) {
   r.push_back({{"type", "sample"}, {"env", "docker"}, {"round", 1}, {"case", kCase}, {"phase", "measured"},
                {"seconds", 1.0}});
   Analysis a = analyze(manifest(), r);
-  EXPECT_TRUE(a.cases[0].envs[1].run_means.empty());
+  EXPECT_TRUE(a.cases[0].envs[1].run_values.empty());
   ASSERT_EQ(a.notes.size(), 1u);
   EXPECT_THAT(a.notes[0], HasSubstr("did not finish"));
 }
@@ -94,6 +94,92 @@ TEST(Analysis, ADifferentBlasKernelStopsTheComparison) {
   ASSERT_EQ(a.cases[0].overheads[0].mismatches.size(), 1u);
   EXPECT_EQ(a.cases[0].overheads[0].mismatches[0].field, "blas/core");
   EXPECT_EQ(a.cases[0].overheads[0].mismatches[0].other_value, "Prescott");
+}
+
+json with_field(json fp, const std::string& pointer, json value) {
+  fp[json::json_pointer(pointer)] = std::move(value);
+  return fp;
+}
+
+json manifest_with(std::vector<std::string> envs, bool allow_mismatch = false) {
+  json m = manifest();
+  m["plan"]["environments"] = envs;
+  m["plan"]["allow_mismatch"] = allow_mismatch;
+  return m;
+}
+
+// Two rounds per environment, so a verdict with an interval is possible.
+std::vector<json> two_envs(const std::string& other, const std::string& pointer, const json& host_value,
+                           const json& other_value) {
+  std::vector<json> r;
+  for (int round = 1; round <= 2; ++round) {
+    std::size_t fingerprint_at = r.size();
+    add_launch(r, "host", round, {1.0, 1.1});
+    r[fingerprint_at] = with_field(r[fingerprint_at], pointer, host_value);
+    fingerprint_at = r.size();
+    add_launch(r, other, round, {1.2, 1.3});
+    r[fingerprint_at] = with_field(r[fingerprint_at], pointer, other_value);
+  }
+  return r;
+}
+
+TEST(Analysis, ALimitTheUserAskedForIsShownNotAStop) {
+  auto r = two_envs("docker:cpus=1", "/cgroup/cpu_quota", nullptr, 1.0);
+  Analysis a = analyze(manifest_with({"host", "docker:cpus=1"}), r);
+  EXPECT_TRUE(a.comparable);
+  const Overhead& o = a.cases[0].overheads.at(0);
+  EXPECT_TRUE(o.compared);
+  ASSERT_EQ(o.mismatches.size(), 1u);
+  EXPECT_TRUE(o.mismatches[0].requested);
+  EXPECT_THAT(describe_mismatches(o.mismatches, "host", "docker:cpus=1"),
+              HasSubstr("cgroup/cpu_quota: host has none, docker:cpus=1 has 1.0 (asked for)"));
+}
+
+TEST(Analysis, AQuotaNobodyAskedForStopsTheComparisonWithAFix) {
+  auto r = two_envs("docker", "/cgroup/cpu_quota", nullptr, 1.0);
+  Analysis a = analyze(manifest_with({"host", "docker"}), r);
+  EXPECT_FALSE(a.comparable);
+  const Overhead& o = a.cases[0].overheads.at(0);
+  EXPECT_FALSE(o.compared);
+  EXPECT_THAT(describe_mismatches(o.mismatches, "host", "docker"), HasSubstr("not asked for; fix: give the container"));
+}
+
+TEST(Analysis, AllowMismatchComparesAndMarksIt) {
+  auto r = two_envs("docker", "/blas/core", "Zen", "Haswell");
+  Analysis a = analyze(manifest_with({"host", "docker"}, true), r);
+  EXPECT_TRUE(a.comparable);
+  const Overhead& o = a.cases[0].overheads.at(0);
+  EXPECT_TRUE(o.compared);
+  EXPECT_TRUE(o.mismatch_allowed);
+  EXPECT_NEAR(o.estimate.ratio, 1.25 / 1.05, 1e-12);
+}
+
+TEST(Analysis, AMemoryLimitNobodyAskedForIsShownButDoesNotStop) {
+  auto r = two_envs("docker", "/cgroup/memory_limit_bytes", 25769803776.0, nullptr);
+  Analysis a = analyze(manifest_with({"host", "docker"}), r);
+  EXPECT_TRUE(a.comparable);
+  const Overhead& o = a.cases[0].overheads.at(0);
+  ASSERT_EQ(o.mismatches.size(), 1u);
+  EXPECT_FALSE(o.mismatches[0].blocking);
+  EXPECT_FALSE(o.mismatch_allowed);
+}
+
+TEST(Analysis, StartupRunsAreTheMedianOfTheirStarts) {
+  json m = manifest();
+  m["plan"]["cases"] = {{{"id", "startup"}, {"workload", "startup"}}};
+  std::vector<json> r;
+  for (const char* env : {"host", "docker"}) {
+    for (double s : {0.5, 0.1, 0.2, 0.3, 9.0})
+      r.push_back({{"type", "sample"}, {"env", env}, {"round", 1}, {"case", "startup"}, {"phase", "measured"},
+                   {"seconds", s}});
+    r.push_back({{"type", "launch"}, {"env", env}, {"round", 1}, {"case", "startup"}, {"ok", true}});
+  }
+  Analysis a = analyze(m, r);
+  ASSERT_EQ(a.cases.size(), 1u);
+  EXPECT_TRUE(a.cases[0].startup);
+  EXPECT_EQ(a.cases[0].unit, "s/start");
+  EXPECT_EQ(a.cases[0].envs[0].run_values, std::vector<double>{0.3});
+  EXPECT_EQ(a.cases[0].envs[0].batch_seconds.size(), 5u);
 }
 
 TEST(Analysis, AFingerprintThatChangesBetweenRoundsIsAMismatch) {

@@ -71,19 +71,28 @@ TEST(Plan, RoundOrdersArePermutationsReproducibleFromTheSeed) {
   EXPECT_TRUE(some_differ);
 }
 
-TEST(EnvironmentRequest, ParsesNameAndOptions) {
-  auto r = parse_environment_request("docker:image=mine:1");
-  EXPECT_EQ(r.name, "docker");
-  EXPECT_EQ(r.options.at("image"), "mine:1");
-  EXPECT_EQ(parse_environment_request("host").name, "host");
+TEST(Plan, StartupIsOneCaseWithItsOwnCountsWhateverTheBackEndsAndBatches) {
+  PlanRequest r;
+  r.workloads = {"startup", "fcn5"};
+  r.backends = {"torch"};
+  r.batches = {8, 16};
+  r.starts = 7;
+  auto cases = expand_cases(r);
+  ASSERT_EQ(cases.size(), 3u);
+  EXPECT_EQ(cases[0].id(), "startup");
+  EXPECT_EQ(cases[0].iters, 7);
+  EXPECT_EQ(cases[0].warmup, 1);
+  EXPECT_EQ(cases[1].id(), "fcn5/torch/cpu/b8");
+  r.starts = 0;
+  EXPECT_THAT(error_of<UsageError>([&] { expand_cases(r); }), HasSubstr("--starts must be at least 1"));
 }
 
-TEST(EnvironmentRequest, UnknownEnvironmentOrOptionListsTheValidOnes) {
-  EXPECT_THAT(error_of<UsageError>([] { parse_environment_request("lxc"); }),
-              HasSubstr("unknown environment 'lxc': valid environments are host, docker"));
-  EXPECT_THAT(error_of<UsageError>([] { parse_environment_request("docker:cpu=1"); }),
-              HasSubstr("no option 'cpu': valid options are image"));
-  EXPECT_THAT(error_of<UsageError>([] { parse_environment_request("docker:image"); }), HasSubstr("not key=value"));
+TEST(Plan, ACaseListedTwiceIsAnError) {
+  PlanRequest r;
+  r.workloads = {"fcn5"};
+  r.backends = {"torch"};
+  r.batches = {8, 8};
+  EXPECT_THAT(error_of<UsageError>([&] { expand_cases(r); }), HasSubstr("case fcn5/torch/cpu/b8 is listed twice"));
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "core/timer.h"
+#include "test_files.h"
 
 namespace dlcbench {
 namespace {
@@ -12,7 +13,7 @@ using ::testing::HasSubstr;
 
 TEST(Process, StreamsStdoutLinesAndKeepsStderr) {
   std::vector<std::string> lines;
-  ProcessSpec spec{{"sh", "-c", "echo one; echo two; echo oops >&2; printf three"}, {}, 0, nullptr};
+  ProcessSpec spec{{"sh", "-c", "echo one; echo two; echo oops >&2; printf three"}, {}, 0, nullptr, {}};
   auto r = run_process(spec, [&](std::string_view l) { lines.emplace_back(l); });
   EXPECT_TRUE(r.ok());
   EXPECT_EQ(lines, (std::vector<std::string>{"one", "two", "three"}));
@@ -20,7 +21,7 @@ TEST(Process, StreamsStdoutLinesAndKeepsStderr) {
 }
 
 TEST(Process, PassesEnvironmentOverrides) {
-  ProcessSpec spec{{"sh", "-c", "echo $DLCBENCH_TEST_VAR"}, {{"DLCBENCH_TEST_VAR", "set-by-test"}}, 0, nullptr};
+  ProcessSpec spec{{"sh", "-c", "echo $DLCBENCH_TEST_VAR"}, {{"DLCBENCH_TEST_VAR", "set-by-test"}}, 0, nullptr, {}};
   std::string got;
   run_process(spec, [&](std::string_view l) { got = l; });
   EXPECT_EQ(got, "set-by-test");
@@ -56,11 +57,24 @@ TEST(Process, TimeoutStopsAHungChild) {
 
 TEST(Process, CancellationStopsTheChild) {
   std::atomic<bool> cancel{true};
-  ProcessSpec spec{{"sleep", "30"}, {}, 0, &cancel};
+  ProcessSpec spec{{"sleep", "30"}, {}, 0, &cancel, {}};
   Stopwatch clock;
   auto r = run_process(spec, [](std::string_view) {});
   EXPECT_TRUE(r.cancelled);
   EXPECT_LT(clock.seconds(), 10);
+}
+
+TEST(Process, HiddenFilesReadEmptyInTheChildOnly) {
+  testing::TempDir dir;
+  testing::write_text(dir / "controllers", "hugetlb\n");
+  ProcessSpec spec{{"cat", (dir / "controllers").string()}, {}, 10, nullptr, {(dir / "controllers").string()}};
+  std::string seen;
+  auto r = run_process(spec, [&](std::string_view line) { seen += line; });
+  if (r.exec_error.find("cannot hide") != std::string::npos) GTEST_SKIP() << r.exec_error << " (needs CAP_SYS_ADMIN)";
+  ASSERT_TRUE(r.ok()) << r.describe() << r.stderr_tail;
+  EXPECT_EQ(seen, "");
+  auto outside = capture_output({"cat", (dir / "controllers").string()});
+  EXPECT_EQ(outside.out, "hugetlb\n");
 }
 
 TEST(Process, FindsProgramsOnPath) {

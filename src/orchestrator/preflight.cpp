@@ -1,0 +1,67 @@
+#include "orchestrator/preflight.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "core/process.h"
+#include "runtimes/container_options.h"
+#include "workloads/registry.h"
+
+namespace dlcbench {
+
+PreflightResult run_preflight(const Plan& plan, std::vector<ScheduledEnvironment>& environments,
+                              ResultsWriter& results, const ScheduleOptions& options) {
+  PreflightResult out;
+  const CaseSpec* training = nullptr;
+  for (const auto& c : plan.cases)
+    if (c.workload != kStartupWorkload) training = &c;
+  if (!training) return out;  // the startup workload runs no worker
+
+  std::map<std::string, nlohmann::json> fingerprints;
+  for (auto& env : environments) {
+    if (!env.unavailable.empty()) continue;
+    auto args = training->worker_args();
+    args.push_back("--fingerprint-only");
+    WorkerLaunch launch{WorkerLaunch::Program::worker, args, plan.data, options.worker_env};
+    const std::string instance = fmt::format("dlcbench-{}-preflight-{}", options.run_id, fingerprints.size() + out.failures.size());
+    const LaunchCommand command = env.environment->command(launch, instance);
+    nlohmann::json fingerprint;
+    const ProcessSpec process = command.process(std::min(plan.case_timeout_seconds, 600.0), options.cancel);
+    const ProcessResult result = run_process(process, [&](std::string_view line) {
+      auto record = nlohmann::json::parse(line, nullptr, false);
+      if (record.is_object() && record.value("type", "") == "fingerprint") fingerprint = std::move(record);
+    });
+    if (!result.ok() || fingerprint.is_null()) {
+      env.environment->cleanup(instance);
+      out.failures[env.label] = result.ok() ? "the worker printed no fingerprint" : "worker " + result.describe();
+      results.append({{"type", "preflight"}, {"env", env.label}, {"ok", false}, {"cause", out.failures[env.label]},
+                      {"stderr_tail", result.stderr_tail.substr(result.stderr_tail.size() > 2000 ? result.stderr_tail.size() - 2000 : 0)}});
+      continue;
+    }
+    results.append({{"type", "preflight"}, {"env", env.label}, {"ok", true}, {"fingerprint", fingerprint}});
+    fingerprints[env.label] = std::move(fingerprint);
+  }
+
+  auto base = fingerprints.find(plan.baseline);
+  if (base == fingerprints.end()) return out;
+  std::vector<std::string> base_requested;
+  for (const auto& e : plan.environments)
+    if (e.text == plan.baseline) base_requested = fields_changed_by(e.options);
+  for (const auto& e : plan.environments) {
+    if (e.text == plan.baseline || !fingerprints.count(e.text)) continue;
+    auto requested = fields_changed_by(e.options);
+    requested.insert(requested.end(), base_requested.begin(), base_requested.end());
+    auto mismatches = compare_fingerprints(base->second, fingerprints.at(e.text), requested);
+    if (mismatches.empty()) continue;
+    if (stops_comparison(mismatches)) {
+      out.stops = true;
+      out.message += fmt::format("{} differs from {} in ways nobody asked for:\n{}", e.text, plan.baseline,
+                                 describe_mismatches(mismatches, plan.baseline, e.text));
+    }
+    out.mismatches[e.text] = std::move(mismatches);
+  }
+  return out;
+}
+
+}  // namespace dlcbench

@@ -1,0 +1,177 @@
+#include "runtimes/container_options.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <set>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "core/errors.h"
+
+namespace dlcbench {
+namespace {
+
+struct OptionInfo {
+  std::string key;
+  std::string help;
+};
+
+const std::vector<OptionInfo>& all_options() {
+  static const std::vector<OptionInfo> all = {
+      {"image", "image=NAME      image to run instead of the one dlcbench builds from its own binary"},
+      {"rootfs", "rootfs=DIR      root file system to run instead of the one dlcbench builds (must hold /opt/dlcbench/bin/dlcbench)"},
+      {"runtime", "runtime=NAME    OCI runtime podman uses (runc or crun; default: runc, see `dlcbench doctor`)"},
+      {"cpus", "cpus=N          CPU quota in CPUs, e.g. 1 or 0.5"},
+      {"cpuset", "cpuset=LIST     CPUs the container may run on, e.g. 0 or 0-3,6"},
+      {"memory", "memory=SIZE     memory limit, e.g. 4g or 512m"},
+      {"shm", "shm=SIZE        size of /dev/shm, e.g. 1g (default 64m)"},
+      {"ipc", "ipc=MODE        IPC namespace: private, shareable or host"},
+      {"network", "network=MODE    network: none (default), host or bridge"},
+      {"seccomp", "seccomp=PROFILE seccomp profile: unconfined or a JSON file (default: the runtime's own)"},
+  };
+  return all;
+}
+
+[[noreturn]] void bad_value(const std::string& env, const std::string& key, const std::string& value,
+                            const std::string& expected) {
+  throw UsageError(fmt::format("environment option {}:{}={} is not valid: {}", env, key, value, expected));
+}
+
+std::string one_of(const std::string& env, const std::string& key, const std::string& value,
+                   const std::vector<std::string>& valid) {
+  if (std::find(valid.begin(), valid.end(), value) == valid.end())
+    bad_value(env, key, value, fmt::format("use one of {}", fmt::join(valid, ", ")));
+  return value;
+}
+
+}  // namespace
+
+const std::vector<std::string>& option_keys(const std::string& environment) {
+  static const std::map<std::string, std::vector<std::string>> keys = {
+      {"host", {}},
+      {"docker", {"image", "cpus", "cpuset", "memory", "shm", "ipc", "network", "seccomp"}},
+      {"podman", {"image", "runtime", "cpus", "cpuset", "memory", "shm", "ipc", "network", "seccomp"}},
+      // The OCI runtimes run a bundle without a network stack of their own:
+      // "none" is a fresh network namespace, "host" shares the host's.
+      {"runc", {"rootfs", "cpus", "cpuset", "memory", "shm", "ipc", "network"}},
+      {"crun", {"rootfs", "cpus", "cpuset", "memory", "shm", "ipc", "network"}},
+  };
+  static const std::vector<std::string> none;
+  auto it = keys.find(environment);
+  return it == keys.end() ? none : it->second;
+}
+
+std::string option_help(const std::string& key) {
+  for (const auto& o : all_options())
+    if (o.key == key) return o.help;
+  return key;
+}
+
+std::optional<std::uint64_t> parse_byte_size(const std::string& text) {
+  if (text.empty()) return std::nullopt;
+  std::size_t end = 0;
+  while (end < text.size() && (std::isdigit(static_cast<unsigned char>(text[end])) || text[end] == '.')) ++end;
+  if (end == 0) return std::nullopt;
+  double number = 0;
+  auto [ptr, ec] = std::from_chars(text.data(), text.data() + end, number);
+  if (ec != std::errc() || ptr != text.data() + end) return std::nullopt;
+  std::string unit = text.substr(end);
+  std::transform(unit.begin(), unit.end(), unit.begin(), [](unsigned char c) { return std::tolower(c); });
+  if (unit.size() == 2 && unit[1] == 'b') unit.pop_back();  // "4gb" as "4g"
+  double scale = 0;
+  if (unit.empty() || unit == "b") scale = 1;
+  else if (unit == "k") scale = 1024.0;
+  else if (unit == "m") scale = 1024.0 * 1024;
+  else if (unit == "g") scale = 1024.0 * 1024 * 1024;
+  else if (unit == "t") scale = 1024.0 * 1024 * 1024 * 1024;
+  else return std::nullopt;
+  const double bytes = std::floor(number * scale);
+  if (!(bytes >= 1) || bytes > 1e18) return std::nullopt;
+  return static_cast<std::uint64_t>(bytes);
+}
+
+std::optional<std::vector<int>> parse_cpu_list(const std::string& text) {
+  std::set<int> cpus;
+  std::stringstream in(text);
+  std::string item;
+  if (text.empty() || text.back() == ',') return std::nullopt;
+  auto number = [](const std::string& s) -> std::optional<int> {
+    int v = 0;
+    auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+    if (s.empty() || ec != std::errc() || ptr != s.data() + s.size() || v < 0 || v > 65535) return std::nullopt;
+    return v;
+  };
+  while (std::getline(in, item, ',')) {
+    const auto dash = item.find('-');
+    auto first = number(item.substr(0, dash));
+    auto last = dash == std::string::npos ? first : number(item.substr(dash + 1));
+    if (!first || !last || *last < *first) return std::nullopt;
+    for (int c = *first; c <= *last; ++c) cpus.insert(c);
+  }
+  return std::vector<int>(cpus.begin(), cpus.end());
+}
+
+ContainerOptions parse_container_options(const std::string& env, const std::map<std::string, std::string>& options) {
+  ContainerOptions o;
+  const auto& valid = option_keys(env);
+  for (const auto& [key, value] : options) {
+    if (std::find(valid.begin(), valid.end(), key) == valid.end()) {
+      std::string help;
+      for (const auto& k : valid) help += "\n  " + option_help(k);
+      throw UsageError(fmt::format("environment '{}' has no option '{}': valid options are {}{}", env, key,
+                                   valid.empty() ? "none" : fmt::format("{}", fmt::join(valid, ", ")), help));
+    }
+    if (value.empty()) bad_value(env, key, value, "give a value after '='");
+    if (key == "image") {
+      o.image = value;
+    } else if (key == "rootfs") {
+      o.rootfs = value;
+    } else if (key == "runtime") {
+      o.runtime = one_of(env, key, value, {"runc", "crun"});
+    } else if (key == "cpus") {
+      double cpus = 0;
+      auto [ptr, ec] = std::from_chars(value.data(), value.data() + value.size(), cpus);
+      if (ec != std::errc() || ptr != value.data() + value.size() || !(cpus >= 0.01) || cpus > 4096)
+        bad_value(env, key, value, "give a number of CPUs between 0.01 and 4096, e.g. cpus=1 or cpus=0.5");
+      o.cpus = cpus;
+    } else if (key == "cpuset") {
+      if (!parse_cpu_list(value))
+        bad_value(env, key, value, "give CPU numbers and ranges, e.g. cpuset=0 or cpuset=0-3,6");
+      o.cpuset = value;
+    } else if (key == "memory" || key == "shm") {
+      auto bytes = parse_byte_size(value);
+      if (!bytes) bad_value(env, key, value, "give a size such as 512m, 4g or 1073741824");
+      if (key == "memory" && *bytes < 6 * 1024 * 1024)
+        bad_value(env, key, value, "the runtimes refuse memory limits under 6m; give at least 6m");
+      (key == "memory" ? o.memory_bytes : o.shm_bytes) = bytes;
+    } else if (key == "ipc") {
+      o.ipc = one_of(env, key, value, env == "docker" || env == "podman"
+                                          ? std::vector<std::string>{"private", "shareable", "host"}
+                                          : std::vector<std::string>{"private", "host"});
+    } else if (key == "network") {
+      o.network = one_of(env, key, value, env == "docker" || env == "podman"
+                                              ? std::vector<std::string>{"none", "host", "bridge"}
+                                              : std::vector<std::string>{"none", "host"});
+    } else if (key == "seccomp") {
+      o.seccomp = value;
+    }
+  }
+  return o;
+}
+
+std::vector<std::string> fields_changed_by(const std::map<std::string, std::string>& options) {
+  std::vector<std::string> fields;
+  if (options.count("cpus")) fields.push_back("/cgroup/cpu_quota");
+  if (options.count("cpuset")) {
+    fields.push_back("/cpu/affinity");
+    fields.push_back("/cpu/affinity_count");
+  }
+  if (options.count("memory")) fields.push_back("/cgroup/memory_limit_bytes");
+  // A different image or root file system is a different set of bits: never
+  // exempt, so binary and library differences still stop the comparison.
+  return fields;
+}
+
+}  // namespace dlcbench

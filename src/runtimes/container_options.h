@@ -1,0 +1,48 @@
+// Options a user sets per environment on the command line, e.g.
+// "docker:cpus=1,memory=4g" or "runc:rootfs=/srv/root". Parsed and checked
+// once, then each runtime turns them into its own flags or OCI config.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace dlcbench {
+
+struct ContainerOptions {
+  std::string image;                           // docker, podman: image to run
+  std::string rootfs;                          // runc, crun: root file system to run
+  std::string runtime;                         // podman: OCI runtime (runc, crun)
+  std::optional<double> cpus;                  // CPU quota in CPUs
+  std::string cpuset;                          // "0-3,6": CPUs the container may use
+  std::optional<std::uint64_t> memory_bytes;   // memory limit
+  std::optional<std::uint64_t> shm_bytes;      // size of /dev/shm
+  std::string ipc;                             // "private", "host", "shareable"
+  std::string network = "none";                // "none", "host", "bridge"
+  std::string seccomp;                         // "unconfined" or a profile file; empty: default
+};
+
+// The option keys each environment accepts, in the order help lists them.
+const std::vector<std::string>& option_keys(const std::string& environment);
+
+// One line of help per key, e.g. "cpus=N  CPU quota (docker --cpus)".
+std::string option_help(const std::string& key);
+
+// Checks every value and fills the struct. Throws UsageError naming the
+// environment, the option and what a valid value looks like.
+ContainerOptions parse_container_options(const std::string& environment,
+                                         const std::map<std::string, std::string>& options);
+
+// "4g", "512m", "1048576", "1.5g" -> bytes (binary units, as docker reads them).
+std::optional<std::uint64_t> parse_byte_size(const std::string& text);
+
+// "0-3,6" -> sorted CPU numbers; nullopt if the text is not a CPU list.
+std::optional<std::vector<int>> parse_cpu_list(const std::string& text);
+
+// The fingerprint fields (JSON pointers) an option is meant to change, so a
+// difference there is shown as asked for rather than stopping the comparison.
+std::vector<std::string> fields_changed_by(const std::map<std::string, std::string>& options);
+
+}  // namespace dlcbench

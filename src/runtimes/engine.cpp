@@ -1,0 +1,280 @@
+#include "runtimes/engine.h"
+
+#include <stdlib.h>
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <fstream>
+
+#include <fmt/format.h>
+
+#include "core/errors.h"
+#include "core/process.h"
+#include "runtimes/container_options.h"
+#include "runtimes/image_builder.h"
+#include "core/scratch_dir.h"
+
+namespace fs = std::filesystem;
+
+namespace dlcbench {
+namespace {
+
+std::string first_line(const std::string& s) {
+  auto start = s.find_first_not_of(" \n\t");
+  if (start == std::string::npos) return "";
+  return s.substr(start, s.find('\n', start) - start);
+}
+
+// Whether this process may raise resource limits. Podman 4.3 copies the
+// caller's limits into the container and fails with "setrlimit: operation
+// not permitted" when it cannot raise them, unless they are given explicitly.
+bool has_cap_sys_resource() {
+  constexpr int kCapSysResource = 24;  // linux/capability.h
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line))
+    if (line.rfind("CapEff:", 0) == 0) return (std::stoull(line.substr(7), nullptr, 16) >> kCapSysResource) & 1;
+  return false;
+}
+
+// The current limits as "soft:hard". Podman starts conmon with RLIMIT_NPROC
+// at kernel.pid_max (seen: 32768, below our 96364), and the container cannot
+// go above conmon's, so nproc is capped there; more processes than pid_max
+// cannot exist anyway.
+std::string rlimit_pair(int resource) {
+  struct rlimit limit {};
+  getrlimit(resource, &limit);
+  rlim_t cap = RLIM_INFINITY;
+  if (resource == RLIMIT_NPROC) {
+    std::ifstream pid_max("/proc/sys/kernel/pid_max");
+    unsigned long long v = 0;
+    if (pid_max >> v && v > 0) cap = static_cast<rlim_t>(v);
+  }
+  auto text = [&](rlim_t v) {
+    v = std::min(v, cap);
+    return v == RLIM_INFINITY ? std::string("-1") : std::to_string(v);
+  };
+  return text(limit.rlim_cur) + ":" + text(limit.rlim_max);
+}
+
+struct EngineFlavour {
+  std::string name;     // "docker" or "podman"
+  std::string display;  // "Docker" or "Podman"
+  std::string install_hint;
+  std::string unreachable_hint;
+};
+
+const EngineFlavour& flavour(const std::string& name) {
+  static const EngineFlavour docker{
+      "docker", "Docker", "the docker command is not installed: run `apt-get install docker.io` (or scripts/install-deps.sh)",
+      "start one with `scripts/with-docker.sh <command>` (starts dockerd for the command's duration and stops it "
+      "after), or `systemctl start docker`; set DOCKER_HOST if it listens on another socket"};
+  static const EngineFlavour podman{
+      "podman", "Podman", "podman is not installed: run `apt-get install podman` (or scripts/install-deps.sh)",
+      "run `podman info` to see why podman cannot start here"};
+  return name == "podman" ? podman : docker;
+}
+
+class EngineEnvironment : public Environment {
+ public:
+  EngineEnvironment(const EnvironmentRequest& request, EnvironmentContext context)
+      : flavour_(flavour(request.name)),
+        context_(std::move(context)),
+        options_(parse_container_options(request.name, request.options)),
+        image_(options_.image) {}
+
+  std::string name() const override { return flavour_.name; }
+
+  void prepare() override {
+    auto program = find_program(flavour_.name);
+    if (!program) throw EnvironmentUnavailable(flavour_.install_hint);
+    program_ = *program;
+    if (flavour_.name == "podman") configure_podman();
+    add_option_flags();
+    auto version = capture_output(global({"version", "--format", version_format()}), 60);
+    if (!version.result.ok())
+      throw EnvironmentUnavailable(fmt::format("{} cannot reach its engine ({}): {}", flavour_.name,
+                                               first_line(version.result.stderr_tail), flavour_.unreachable_hint));
+    version_ = first_line(version.out);
+    if (image_.empty()) {
+      image_ = ensure_image();
+      image_built_ = true;
+    } else if (!image_exists(image_)) {
+      throw EnvironmentUnavailable(fmt::format(
+          "image {} is not in the local {} image store: load or build it first, or leave out image= to let "
+          "dlcbench build one from its own binary",
+          image_, flavour_.display));
+    }
+  }
+
+  LaunchCommand command(const WorkerLaunch& launch, const std::string& instance) const override {
+    LaunchCommand c;
+    c.argv = global({"run", "--rm", "--name", instance, "--label", "dlcbench.run=" + context_.run_id});
+    c.argv.insert(c.argv.end(), run_flags_.begin(), run_flags_.end());
+    for (const auto& [k, v] : launch.env) {
+      c.argv.push_back("--env");
+      c.argv.push_back(k + "=" + v);
+    }
+    if (launch.program == WorkerLaunch::Program::noop) {
+      c.argv.push_back(image_);
+      c.argv.push_back(kImageNoopPath);
+      return c;
+    }
+    std::string data = launch.data;
+    if (data != "synthetic") {
+      c.argv.push_back("--volume");
+      c.argv.push_back(fs::absolute(data).string() + ":/data:ro");
+      data = "/data";
+    }
+    c.argv.push_back(image_);
+    c.argv.push_back(kImageBinaryPath);
+    c.argv.insert(c.argv.end(), launch.worker_args.begin(), launch.worker_args.end());
+    c.argv.push_back("--data");
+    c.argv.push_back(data);
+    return c;
+  }
+
+  void cleanup(const std::string& instance) override {
+    // The client can die while its container lives on; remove it by name.
+    capture_output(global({"rm", "--force", instance}), 60);
+  }
+
+  void finish() override {
+    // An image imported for this run goes with it, unless asked to keep it;
+    // one that was already there stays.
+    if (imported_now_ && !context_.keep_images) {
+      auto removed = capture_output(global({"rmi", "--force", image_}), 300);
+      if (removed.result.ok()) imported_now_ = false;
+      else
+        throw std::runtime_error(fmt::format("{} rmi {} failed: {}", flavour_.name, image_, removed.result.stderr_tail));
+    }
+  }
+
+  nlohmann::json describe() const override {
+    WorkerLaunch example;
+    example.worker_args = {"worker", "..."};
+    example.data = "<data>";
+    nlohmann::json d = {{"name", flavour_.name},
+                        {"client", program_},
+                        {"version", version_},
+                        {"image", image_},
+                        {"image_built_by_dlcbench", image_built_},
+                        {"image_kept_after_run", !imported_now_ || context_.keep_images},
+                        {"options", options_json()},
+                        {"command", command(example, "<instance>").argv}};
+    if (flavour_.name == "docker") d["docker_host"] = getenv("DOCKER_HOST") ? getenv("DOCKER_HOST") : "";
+    if (!adjustments_.empty()) d["adjustments"] = adjustments_;
+    return d;
+  }
+
+ private:
+  // Flags before the subcommand (podman's runtime and cgroup manager).
+  std::vector<std::string> global(std::vector<std::string> args) const {
+    std::vector<std::string> argv = {program_};
+    argv.insert(argv.end(), global_flags_.begin(), global_flags_.end());
+    argv.insert(argv.end(), args.begin(), args.end());
+    return argv;
+  }
+
+  std::string version_format() const {
+    return flavour_.name == "podman" ? "{{.Client.Version}}" : "{{.Server.Version}}";
+  }
+
+  // What podman 4.3 needs on machines like Debian 12 in a container: each
+  // adjustment is recorded in the manifest with its reason.
+  void configure_podman() {
+    const std::string runtime = options_.runtime.empty() ? "runc" : options_.runtime;
+    global_flags_ = {"--runtime", runtime};
+    if (options_.runtime.empty())
+      adjustments_.push_back("--runtime runc: crun 1.8 refuses hybrid cgroup layouts (pass podman:runtime=crun to try)");
+    if (!fs::exists("/run/systemd/system")) {
+      global_flags_.insert(global_flags_.end(), {"--cgroup-manager", "cgroupfs", "--events-backend", "file"});
+      adjustments_.push_back("--cgroup-manager cgroupfs --events-backend file: systemd is not running");
+    }
+    if (!has_cap_sys_resource()) {
+      for (const auto& [name, resource] : {std::pair{"nofile", RLIMIT_NOFILE}, std::pair{"nproc", RLIMIT_NPROC}}) {
+        run_flags_.push_back("--ulimit");
+        run_flags_.push_back(fmt::format("{}={}", name, rlimit_pair(resource)));
+      }
+      adjustments_.push_back("--ulimit nofile,nproc at the current limits (nproc at most kernel.pid_max): this process lacks CAP_SYS_RESOURCE");
+    }
+  }
+
+  void add_option_flags() {
+    // The workloads need no network; none also keeps the host's firewall and
+    // bridges out of the measurement.
+    run_flags_.insert(run_flags_.end(), {"--network", options_.network});
+    if (options_.cpus) run_flags_.insert(run_flags_.end(), {"--cpus", fmt::format("{}", *options_.cpus)});
+    if (!options_.cpuset.empty()) run_flags_.insert(run_flags_.end(), {"--cpuset-cpus", options_.cpuset});
+    if (options_.memory_bytes) run_flags_.insert(run_flags_.end(), {"--memory", std::to_string(*options_.memory_bytes)});
+    if (options_.shm_bytes) run_flags_.insert(run_flags_.end(), {"--shm-size", std::to_string(*options_.shm_bytes)});
+    if (!options_.ipc.empty()) run_flags_.insert(run_flags_.end(), {"--ipc", options_.ipc});
+    if (!options_.seccomp.empty()) {
+      std::string profile = options_.seccomp;
+      if (profile != "unconfined") {
+        if (!fs::is_regular_file(profile))
+          throw EnvironmentUnavailable(fmt::format("{}:seccomp={}: no such profile file", flavour_.name, profile));
+        profile = fs::absolute(profile).string();
+      }
+      run_flags_.insert(run_flags_.end(), {"--security-opt", "seccomp=" + profile});
+    }
+  }
+
+  nlohmann::json options_json() const {
+    nlohmann::json o = nlohmann::json::object();
+    if (options_.cpus) o["cpus"] = *options_.cpus;
+    if (!options_.cpuset.empty()) o["cpuset"] = options_.cpuset;
+    if (options_.memory_bytes) o["memory_bytes"] = *options_.memory_bytes;
+    if (options_.shm_bytes) o["shm_bytes"] = *options_.shm_bytes;
+    if (!options_.ipc.empty()) o["ipc"] = options_.ipc;
+    o["network"] = options_.network;
+    o["seccomp"] = options_.seccomp.empty() ? "default" : options_.seccomp;
+    return o;
+  }
+
+  bool image_exists(const std::string& image) const {
+    return capture_output(global({"image", "inspect", "--format", "{{.Id}}", image}), 60).result.ok();
+  }
+
+  std::string ensure_image() {
+    const ImageContent content = image_content_for(context_.self_exe, context_.noop_only);
+    const std::string tag =
+        fmt::format("{}:{}", context_.noop_only ? "dlcbench-noop" : "dlcbench-worker", content.content_id.substr(0, 16));
+    const std::string local_tag = flavour_.name == "podman" ? "localhost/" + tag : tag;
+    if (image_exists(local_tag)) return local_tag;
+
+    ScratchDir scratch("dlcbench-image");
+    const fs::path tar = scratch.path() / "rootfs.tar";
+    write_rootfs_tar(content, tar, scratch.path());
+    auto imported = capture_output(global({"import", "--message", "dlcbench worker: binary and its shared libraries",
+                                           "--change", "LABEL dlcbench.content=" + content.content_id, tar.string(),
+                                           tag}),
+                                   900);
+    if (!imported.result.ok())
+      throw EnvironmentUnavailable(fmt::format("{} import of the worker image failed: {}\n{}", flavour_.name,
+                                               imported.result.describe(), imported.result.stderr_tail));
+    imported_now_ = true;
+    return local_tag;
+  }
+
+  const EngineFlavour& flavour_;
+  EnvironmentContext context_;
+  ContainerOptions options_;
+  std::string program_;
+  std::vector<std::string> global_flags_;
+  std::vector<std::string> run_flags_;
+  std::vector<std::string> adjustments_;
+  std::string version_;
+  std::string image_;
+  bool image_built_ = false;
+  bool imported_now_ = false;
+};
+
+}  // namespace
+
+std::unique_ptr<Environment> make_engine_environment(const EnvironmentRequest& request,
+                                                     const EnvironmentContext& context) {
+  return std::make_unique<EngineEnvironment>(request, context);
+}
+
+}  // namespace dlcbench

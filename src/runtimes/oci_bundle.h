@@ -1,0 +1,34 @@
+// The OCI runtime configuration (config.json) dlcbench writes for runc and
+// crun: what `runc spec` gives by default (namespaces, capabilities, masked
+// paths, no new privileges), plus the worker's process, the data mount and
+// the limits the user asked for.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "runtimes/container_options.h"
+
+namespace dlcbench {
+
+struct OciProcess {
+  std::vector<std::string> args;
+  std::vector<std::pair<std::string, std::string>> env;
+};
+
+struct OciBundleRequest {
+  OciProcess process;
+  std::filesystem::path rootfs;  // absolute; mounted read-only
+  std::string data;              // host folder mounted read-only at /data; empty: none
+  std::string cgroups_path;      // e.g. "/dlcbench-<instance>"
+  std::string container_name;    // the `container` variable: "runc", "crun"
+  ContainerOptions options;
+};
+
+nlohmann::json oci_config(const OciBundleRequest& request);
+
+}  // namespace dlcbench

@@ -1,0 +1,188 @@
+#include "runtimes/oci_runtime.h"
+
+#include <unistd.h>
+
+#include <fstream>
+#include <optional>
+
+#include <fmt/format.h>
+
+#include "core/errors.h"
+#include "core/process.h"
+#include "core/scratch_dir.h"
+#include "runtimes/container_options.h"
+#include "runtimes/image_builder.h"
+#include "runtimes/oci_bundle.h"
+
+namespace fs = std::filesystem;
+
+namespace dlcbench {
+namespace {
+
+std::string first_line(const std::string& s) {
+  auto start = s.find_first_not_of(" \n\t");
+  if (start == std::string::npos) return "";
+  return s.substr(start, s.find('\n', start) - start);
+}
+
+class OciEnvironment : public Environment {
+ public:
+  OciEnvironment(const EnvironmentRequest& request, EnvironmentContext context)
+      : name_(request.name),
+        context_(std::move(context)),
+        options_(parse_container_options(request.name, request.options)) {}
+
+  std::string name() const override { return name_; }
+
+  void prepare() override {
+    auto program = find_program(name_);
+    if (!program)
+      throw EnvironmentUnavailable(
+          fmt::format("{} is not installed: run `apt-get install {}` (or scripts/install-deps.sh)", name_, name_));
+    program_ = *program;
+    if (geteuid() != 0)
+      throw EnvironmentUnavailable(fmt::format(
+          "{} runs bundles as root here (dlcbench writes no rootless user-namespace config): run dlcbench as root, "
+          "or measure rootless containers with podman",
+          name_));
+    auto version = capture_output({program_, "--version"}, 30);
+    if (!version.result.ok())
+      throw EnvironmentUnavailable(fmt::format("`{} --version` failed: {}", name_, version.result.describe()));
+    version_ = first_line(version.out);
+
+    if (name_ == "crun") hide_cgroup2_controllers_if_hybrid();
+    scratch_.emplace("dlcbench-" + name_);
+    state_ = scratch_->path() / "state";
+    bundles_ = scratch_->path() / "bundles";
+    fs::create_directories(state_);
+    fs::create_directories(bundles_);
+    if (!options_.rootfs.empty()) {
+      rootfs_ = fs::absolute(options_.rootfs);
+      const char* needed = context_.noop_only ? kImageNoopPath : kImageBinaryPath;
+      if (!fs::exists(rootfs_ / fs::path(needed).relative_path()))
+        throw EnvironmentUnavailable(fmt::format("{}:rootfs={} holds no {}: point rootfs= at a root file system "
+                                                 "with dlcbench installed there, or leave it out",
+                                                 name_, options_.rootfs, needed));
+    } else {
+      rootfs_ = scratch_->path() / "rootfs";
+      write_rootfs(image_content_for(context_.self_exe, context_.noop_only), rootfs_);
+    }
+    check_starts();
+  }
+
+  LaunchCommand command(const WorkerLaunch& launch, const std::string& instance) const override {
+    OciBundleRequest request;
+    request.rootfs = rootfs_;
+    request.options = options_;
+    request.cgroups_path = "/" + instance;
+    request.container_name = name_;
+    request.process.env = launch.env;
+    if (launch.program == WorkerLaunch::Program::noop) {
+      request.process.args = {kImageNoopPath};
+    } else {
+      request.process.args = {kImageBinaryPath};
+      request.process.args.insert(request.process.args.end(), launch.worker_args.begin(), launch.worker_args.end());
+      request.process.args.push_back("--data");
+      if (launch.data == "synthetic") {
+        request.process.args.push_back("synthetic");
+      } else {
+        request.data = fs::absolute(launch.data).string();
+        request.process.args.push_back("/data");
+      }
+    }
+    const fs::path bundle = bundles_ / instance;
+    fs::create_directories(bundle);
+    std::ofstream(bundle / "config.json") << oci_config(request).dump(2) << "\n";
+    last_config_ = oci_config(request);
+
+    LaunchCommand c;
+    c.argv = {program_, "--root", state_.string(), "run", "--bundle", bundle.string(), instance};
+    c.hide_files = hide_files_;
+    return c;
+  }
+
+  void cleanup(const std::string& instance) override {
+    // `run` in the foreground deletes its container when the process ends;
+    // after a timeout or a kill of the client it may not have.
+    capture_output({program_, "--root", state_.string(), "kill", instance, "KILL"}, 30, hide_files_);
+    capture_output({program_, "--root", state_.string(), "delete", "--force", instance}, 30, hide_files_);
+    std::error_code ec;
+    fs::remove_all(bundles_ / instance, ec);
+  }
+
+  void finish() override { scratch_.reset(); }
+
+  nlohmann::json describe() const override {
+    return {{"name", name_},
+            {"program", program_},
+            {"version", version_},
+            {"rootfs", options_.rootfs.empty() ? "built by dlcbench from its binary and libraries" : rootfs_.string()},
+            {"command", {program_, "--root", "<state>", "run", "--bundle", "<bundle>", "<instance>"}},
+            {"config", last_config_},
+            {"adjustments", adjustments_}};
+  }
+
+ private:
+  // One container that exits at once: finds a runtime that cannot start
+  // containers here before any measurement relies on it.
+  void check_starts() {
+    WorkerLaunch noop;
+    noop.program = WorkerLaunch::Program::noop;
+    const std::string instance = fmt::format("dlcbench-{}-check-{}", context_.run_id, getpid());
+    if (!context_.noop_only && !fs::exists(rootfs_ / fs::path(kImageNoopPath).relative_path())) return;
+    auto result = capture_output(command(noop, instance).argv, 60, hide_files_);
+    cleanup(instance);
+    if (!result.result.ok())
+      throw EnvironmentUnavailable(fmt::format("{} cannot start a container here: {}\n{}{}", name_,
+                                               result.result.describe(), result.result.stderr_tail,
+                                               hint(result.result.describe() + result.result.stderr_tail)));
+  }
+
+  // crun 1.8 refuses a hybrid layout (cgroup v1 controllers, plus a cgroup2
+  // mount at /sys/fs/cgroup/unified) when that cgroup2 mount has controllers
+  // ("drop all controllers from cgroupv2"). It uses only the v1 hierarchies
+  // there, so crun runs in a private mount namespace in which the cgroup2
+  // mount's cgroup.controllers reads as empty. Nothing outside changes.
+  void hide_cgroup2_controllers_if_hybrid() {
+    const fs::path controllers = "/sys/fs/cgroup/unified/cgroup.controllers";
+    if (fs::exists("/sys/fs/cgroup/cgroup.controllers") || !fs::exists(controllers)) return;
+    std::ifstream in(controllers);
+    std::string first;
+    if (!(in >> first)) return;  // no controllers: crun accepts it as it is
+    hide_files_ = {controllers.string()};
+    adjustments_.push_back(fmt::format(
+        "runs in a private mount namespace hiding {} (it lists {}...): crun 1.8 refuses hybrid cgroup layouts "
+        "whose cgroup2 mount has controllers",
+        controllers.string(), first));
+  }
+
+  std::string hint(const std::string& error) const {
+    if (name_ == "crun" && error.find("hybrid") != std::string::npos)
+      return "crun 1.8 cannot use this machine's cgroup layout (cgroup v1 with a cgroup2 mount that has "
+             "controllers): use runc here, or boot with a pure cgroup v2 layout "
+             "(systemd.unified_cgroup_hierarchy=1)";
+    if (error.find("private mount namespace") != std::string::npos)
+      return "hiding a file needs CAP_SYS_ADMIN: run dlcbench as root with that capability, or use runc";
+    return "";
+  }
+
+  std::string name_;
+  EnvironmentContext context_;
+  ContainerOptions options_;
+  std::string program_;
+  std::string version_;
+  std::optional<ScratchDir> scratch_;
+  fs::path state_, bundles_, rootfs_;
+  mutable nlohmann::json last_config_;
+  std::vector<std::string> hide_files_;
+  std::vector<std::string> adjustments_;
+};
+
+}  // namespace
+
+std::unique_ptr<Environment> make_oci_environment(const EnvironmentRequest& request,
+                                                  const EnvironmentContext& context) {
+  return std::make_unique<OciEnvironment>(request, context);
+}
+
+}  // namespace dlcbench

@@ -1,0 +1,185 @@
+// Every runtime for real: Podman, runc and crun beside the host, the startup
+// workload, the like-for-like check before a run, and `dlcbench doctor`.
+// `.ci/run` installs the runtimes and sets DLCBENCH_REQUIRE_RUNTIMES=1, so
+// there a runtime that cannot start fails instead of skipping.
+#include <cstdlib>
+#include <fstream>
+#include <map>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "../unit/test_files.h"
+#include "core/process.h"
+#include "test_support.h"
+
+namespace dlcbench {
+namespace {
+
+using ::testing::HasSubstr;
+using json = nlohmann::json;
+
+bool required() {
+  const char* r = std::getenv("DLCBENCH_REQUIRE_RUNTIMES");
+  return r && std::string(r) == "1";
+}
+
+// Whether `dlcbench doctor` finds the runtime able to start a container; the
+// doctor's own findings, once per test binary.
+const json& doctor_report() {
+  static const json report = [] {
+    auto r = testing::run_dlcbench({"doctor", "--json"}, {}, 600);
+    return json::parse(r.out, nullptr, false);
+  }();
+  return report;
+}
+
+std::string runtime_problem(const std::string& name) {
+  const json& report = doctor_report();
+  if (report.is_discarded()) return "dlcbench doctor --json printed no JSON";
+  for (const auto& r : report["runtimes"])
+    if (r["name"] == name) return r["starts"].get<bool>() ? "" : r["problem"].get<std::string>();
+  return "not in the doctor's report";
+}
+
+#define REQUIRE_RUNTIME(name)                                                                      \
+  do {                                                                                             \
+    const std::string problem = runtime_problem(name);                                             \
+    if (!problem.empty()) {                                                                        \
+      if (required()) FAIL() << name << " cannot start containers here: " << problem;              \
+      GTEST_SKIP() << name << " cannot start containers here (set up by .ci/run): " << problem;    \
+    }                                                                                              \
+  } while (0)
+
+struct EnvSummary {
+  int ok_launches = 0;
+  int measured = 0;
+  std::vector<json> fingerprints;
+};
+
+std::map<std::string, EnvSummary> by_env(const std::vector<json>& records) {
+  std::map<std::string, EnvSummary> out;
+  for (const auto& r : records) {
+    const std::string type = r.value("type", "");
+    auto& s = out[r.value("env", "")];
+    if (type == "launch" && r.value("ok", false)) ++s.ok_launches;
+    if (type == "sample" && r.value("phase", "") == "measured") ++s.measured;
+    if (type == "fingerprint") s.fingerprints.push_back(r);
+  }
+  return out;
+}
+
+std::vector<std::string> tiny_run(const std::string& envs, const std::string& out) {
+  return {"run", "--workloads", "fcn5", "--envs", envs, "--runs", "1", "--iters", "2", "--warmup", "0",
+          "--batch", "4", "--data", "synthetic", "--out", out};
+}
+
+// The scratch folders runc and crun environments make under $TMPDIR.
+std::vector<std::string> oci_scratch_left() {
+  std::vector<std::string> left;
+  for (const auto& e : std::filesystem::directory_iterator(std::filesystem::temp_directory_path())) {
+    const auto name = e.path().filename().string();
+    if (name.rfind("dlcbench-runc-", 0) == 0 || name.rfind("dlcbench-crun-", 0) == 0) left.push_back(name);
+  }
+  return left;
+}
+
+void expect_same_bits_in_a_container(const std::string& runtime, const std::string& detected_by) {
+  testing::TempDir out;
+  auto r = testing::run_dlcbench(tiny_run("host," + runtime, out.path().string()));
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  EXPECT_THAT(r.out, HasSubstr(runtime + " vs host"));
+  const auto run_dir = testing::only_run_dir(out.path());
+  const auto manifest = json::parse(std::ifstream(run_dir / "manifest.json"));
+  EXPECT_EQ(manifest["status"], "completed");
+  EXPECT_FALSE(manifest["environments"][runtime]["version"].get<std::string>().empty());
+  const auto envs = by_env(testing::read_records(run_dir));
+  for (const std::string& env : std::vector<std::string>{"host", runtime}) {
+    ASSERT_TRUE(envs.count(env)) << env;
+    EXPECT_EQ(envs.at(env).measured, 2) << env;
+    ASSERT_EQ(envs.at(env).fingerprints.size(), 1u) << env;
+  }
+  const json& host = envs.at("host").fingerprints[0];
+  const json& inside = envs.at(runtime).fingerprints[0];
+  EXPECT_TRUE(inside["container"]["in_container"].get<bool>()) << inside["container"];
+  EXPECT_THAT(inside["container"]["detected_by"].get<std::string>(), HasSubstr(detected_by));
+  EXPECT_NE(inside["mount_namespace"], manifest["orchestrator"]["mount_namespace"]);
+  EXPECT_EQ(inside["binary_sha256"], host["binary_sha256"]);
+  EXPECT_EQ(inside["libraries"], host["libraries"]);
+  EXPECT_EQ(inside["blas"]["core"], host["blas"]["core"]);
+  EXPECT_EQ(inside["backend"]["threads"], host["backend"]["threads"]);
+}
+
+TEST(Podman, HostAndPodmanMeasureIdenticalBits) {
+  REQUIRE_RUNTIME("podman");
+  expect_same_bits_in_a_container("podman", ".containerenv");
+}
+
+TEST(Runc, HostAndRuncMeasureIdenticalBitsAndLeaveNoBundle) {
+  REQUIRE_RUNTIME("runc");
+  const auto before = oci_scratch_left();
+  expect_same_bits_in_a_container("runc", "container=runc");
+  EXPECT_EQ(oci_scratch_left(), before);
+}
+
+TEST(Crun, HostAndCrunMeasureIdenticalBits) {
+  REQUIRE_RUNTIME("crun");
+  expect_same_bits_in_a_container("crun", "container=crun");
+}
+
+TEST(Runc, ACpuLimitAskedForIsAppliedAndShownAsAskedFor) {
+  REQUIRE_RUNTIME("runc");
+  testing::TempDir out;
+  auto r = testing::run_dlcbench(tiny_run("host,runc:cpus=0.5,memory=1g", out.path().string()));
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  EXPECT_THAT(r.out, HasSubstr("(asked for)"));
+  const auto run_dir = testing::only_run_dir(out.path());
+  const auto envs = by_env(testing::read_records(run_dir));
+  ASSERT_EQ(envs.at("runc:cpus=0.5,memory=1g").fingerprints.size(), 1u);
+  const json& fp = envs.at("runc:cpus=0.5,memory=1g").fingerprints[0];
+  EXPECT_DOUBLE_EQ(fp["cgroup"]["cpu_quota"].get<double>(), 0.5);
+  EXPECT_EQ(fp["cgroup"]["memory_limit_bytes"].get<std::uint64_t>(), 1ull << 30);
+  const auto manifest = json::parse(std::ifstream(run_dir / "manifest.json"));
+  EXPECT_EQ(manifest["environments"]["runc:cpus=0.5,memory=1g"]["config"]["linux"]["resources"]["cpu"]["quota"],
+            50000);
+}
+
+TEST(Startup, EveryEnvironmentStartsTheNoopAndIsReportedApart) {
+  REQUIRE_RUNTIME("runc");
+  testing::TempDir out;
+  auto r = testing::run_dlcbench({"run", "--workloads", "startup", "--envs", "host,runc", "--runs", "2", "--starts",
+                                  "3", "--out", out.path().string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  EXPECT_THAT(r.out, HasSubstr("Container start-up"));
+  EXPECT_THAT(r.out, HasSubstr("s/start"));
+  const auto envs = by_env(testing::read_records(testing::only_run_dir(out.path())));
+  for (const char* env : {"host", "runc"}) {
+    EXPECT_EQ(envs.at(env).measured, 6) << env;
+    EXPECT_EQ(envs.at(env).ok_launches, 2) << env;
+  }
+}
+
+TEST(Doctor, ListsEveryRuntimeWithVersionAndAFixForWhatIsMissing) {
+  const json& report = doctor_report();
+  ASSERT_FALSE(report.is_discarded());
+  std::vector<std::string> names;
+  for (const auto& r : report["runtimes"]) {
+    names.push_back(r["name"]);
+    if (!r["installed"].get<bool>()) {
+      EXPECT_THAT(r["problem"].get<std::string>(), HasSubstr("apt-get install"));
+    }
+    if (r["starts"].get<bool>()) {
+      EXPECT_GT(r["start_seconds"].get<double>(), 0);
+      if (r["name"] != "host") {
+        EXPECT_FALSE(r["version"].get<std::string>().empty()) << r["name"];
+      }
+    }
+  }
+  EXPECT_EQ(names, (std::vector<std::string>{"host", "docker", "podman", "runc", "crun"}));
+  auto text = testing::run_dlcbench({"doctor"}, {}, 600);
+  EXPECT_THAT(text.out, HasSubstr("runtime  status"));
+  EXPECT_THAT(text.out, HasSubstr("host     ok"));
+}
+
+}  // namespace
+}  // namespace dlcbench

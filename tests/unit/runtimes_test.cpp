@@ -1,0 +1,165 @@
+// Environment options, the --envs list and the OCI config dlcbench writes.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "runtimes/container_options.h"
+#include "runtimes/environment.h"
+#include "runtimes/oci_bundle.h"
+#include "test_files.h"
+
+namespace dlcbench {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using testing::error_of;
+using json = nlohmann::json;
+
+TEST(EnvironmentRequest, ParsesNameAndOptions) {
+  auto r = parse_environment_request("docker:image=mine:1");
+  EXPECT_EQ(r.name, "docker");
+  EXPECT_EQ(r.options.at("image"), "mine:1");
+  EXPECT_EQ(parse_environment_request("host").name, "host");
+  auto limited = parse_environment_request("docker:cpuset=0-3,6,memory=4g");
+  EXPECT_EQ(limited.options.at("cpuset"), "0-3,6");
+  EXPECT_EQ(limited.options.at("memory"), "4g");
+}
+
+TEST(EnvironmentRequest, UnknownEnvironmentOrOptionListsTheValidOnes) {
+  EXPECT_THAT(error_of<UsageError>([] { parse_environment_request("lxc"); }),
+              HasSubstr("unknown environment 'lxc': valid environments are host, docker, podman, runc, crun"));
+  const auto unknown = error_of<UsageError>([] { parse_environment_request("docker:cpu=1"); });
+  EXPECT_THAT(unknown, HasSubstr("no option 'cpu': valid options are image, cpus, cpuset, memory, shm, ipc, network, seccomp"));
+  EXPECT_THAT(unknown, HasSubstr("cpus=N          CPU quota in CPUs"));
+  EXPECT_THAT(error_of<UsageError>([] { parse_environment_request("runc:image=x"); }),
+              HasSubstr("valid options are rootfs, cpus"));
+  EXPECT_THAT(error_of<UsageError>([] { parse_environment_request("host:cpus=1"); }), HasSubstr("valid options are none"));
+  EXPECT_THAT(error_of<UsageError>([] { parse_environment_request("docker:image"); }), HasSubstr("not key=value"));
+  EXPECT_THAT(error_of<UsageError>([] { parse_environment_request("docker:cpus=1,cpus=2"); }), HasSubstr("given twice"));
+}
+
+TEST(EnvironmentRequest, BadValuesSayWhatAValidOneLooksLike) {
+  EXPECT_THAT(error_of<UsageError>([] { parse_environment_request("docker:cpus=lots"); }),
+              HasSubstr("docker:cpus=lots is not valid: give a number of CPUs"));
+  EXPECT_THAT(error_of<UsageError>([] { parse_environment_request("docker:cpus=0"); }), HasSubstr("between 0.01"));
+  EXPECT_THAT(error_of<UsageError>([] { parse_environment_request("docker:memory=4q"); }),
+              HasSubstr("give a size such as 512m"));
+  EXPECT_THAT(error_of<UsageError>([] { parse_environment_request("docker:memory=1m"); }), HasSubstr("at least 6m"));
+  EXPECT_THAT(error_of<UsageError>([] { parse_environment_request("docker:cpuset=3-1"); }),
+              HasSubstr("give CPU numbers and ranges"));
+  EXPECT_THAT(error_of<UsageError>([] { parse_environment_request("docker:network=wifi"); }),
+              HasSubstr("use one of none, host, bridge"));
+  EXPECT_THAT(error_of<UsageError>([] { parse_environment_request("runc:network=bridge"); }),
+              HasSubstr("use one of none, host"));
+  EXPECT_THAT(error_of<UsageError>([] { parse_environment_request("podman:runtime=kata"); }),
+              HasSubstr("use one of runc, crun"));
+  EXPECT_THAT(error_of<UsageError>([] { parse_environment_request("docker:shm="); }), HasSubstr("give a value"));
+}
+
+TEST(EnvironmentList, CommasSeparateEnvironmentsOnlyBeforeAKnownName) {
+  auto list = parse_environment_list("host,docker:cpuset=0-3,6,memory=4g,shm=1g,docker,runc:cpus=0.5,crun,podman");
+  std::vector<std::string> texts;
+  for (const auto& r : list) texts.push_back(r.text);
+  EXPECT_THAT(texts, ElementsAre("host", "docker:cpuset=0-3,6,memory=4g,shm=1g", "docker", "runc:cpus=0.5", "crun",
+                                 "podman"));
+  EXPECT_EQ(list[1].options.at("cpuset"), "0-3,6");
+  EXPECT_EQ(list[1].options.at("shm"), "1g");
+  EXPECT_THAT(error_of<UsageError>([] { parse_environment_list("host,docker,host"); }), HasSubstr("listed twice"));
+  EXPECT_THAT(error_of<UsageError>([] { parse_environment_list("host,dockr:cpus=1"); }),
+              HasSubstr("unknown environment 'dockr'"));
+  EXPECT_THAT(error_of<UsageError>([] { parse_environment_list("host,7"); }), HasSubstr("unknown environment '7'"));
+}
+
+TEST(ContainerOptions, SizesAndCpuLists) {
+  EXPECT_EQ(parse_byte_size("4g"), 4ull << 30);
+  EXPECT_EQ(parse_byte_size("512M"), 512ull << 20);
+  EXPECT_EQ(parse_byte_size("1.5g"), 3ull << 29);
+  EXPECT_EQ(parse_byte_size("2gb"), 2ull << 30);
+  EXPECT_EQ(parse_byte_size("1048576"), 1048576u);
+  EXPECT_FALSE(parse_byte_size("g"));
+  EXPECT_FALSE(parse_byte_size("-1g"));
+  EXPECT_FALSE(parse_byte_size("4x"));
+  EXPECT_EQ(parse_cpu_list("0-3,6"), (std::vector<int>{0, 1, 2, 3, 6}));
+  EXPECT_EQ(parse_cpu_list("2,1,2"), (std::vector<int>{1, 2}));
+  EXPECT_FALSE(parse_cpu_list(""));
+  EXPECT_FALSE(parse_cpu_list("1,"));
+  EXPECT_FALSE(parse_cpu_list("a"));
+  EXPECT_FALSE(parse_cpu_list("3-1"));
+}
+
+TEST(ContainerOptions, LimitsAreTheFieldsTheyChange) {
+  EXPECT_THAT(fields_changed_by({{"cpus", "1"}, {"memory", "4g"}}),
+              ElementsAre("/cgroup/cpu_quota", "/cgroup/memory_limit_bytes"));
+  EXPECT_THAT(fields_changed_by({{"cpuset", "0"}}), ElementsAre("/cpu/affinity", "/cpu/affinity_count"));
+  EXPECT_TRUE(fields_changed_by({{"image", "x"}, {"network", "host"}}).empty());
+}
+
+OciBundleRequest bundle_request(const std::map<std::string, std::string>& options = {}) {
+  OciBundleRequest r;
+  r.process.args = {"/opt/dlcbench/bin/dlcbench", "worker"};
+  r.process.env = {{"OMP_NUM_THREADS", "2"}};
+  r.rootfs = "/tmp/rootfs";
+  r.data = "/srv/data";
+  r.cgroups_path = "/dlcbench-x";
+  r.container_name = "runc";
+  r.options = parse_container_options("runc", options);
+  return r;
+}
+
+bool has_namespace(const json& config, const std::string& type) {
+  for (const auto& n : config["linux"]["namespaces"])
+    if (n["type"] == type) return true;
+  return false;
+}
+
+const json* mount_at(const json& config, const std::string& destination) {
+  for (const auto& m : config["mounts"])
+    if (m["destination"] == destination) return &m;
+  return nullptr;
+}
+
+TEST(OciConfig, DefaultsAreUnprivilegedWithAReadOnlyRootAndData) {
+  const json c = oci_config(bundle_request());
+  EXPECT_EQ(c["process"]["args"], json({"/opt/dlcbench/bin/dlcbench", "worker"}));
+  EXPECT_THAT(c["process"]["env"].dump(), HasSubstr("OMP_NUM_THREADS=2"));
+  EXPECT_THAT(c["process"]["env"].dump(), HasSubstr("container=runc"));
+  EXPECT_TRUE(c["process"]["noNewPrivileges"].get<bool>());
+  EXPECT_EQ(c["process"]["capabilities"]["bounding"], json({"CAP_AUDIT_WRITE", "CAP_KILL", "CAP_NET_BIND_SERVICE"}));
+  EXPECT_EQ(c["root"]["path"], "/tmp/rootfs");
+  EXPECT_TRUE(c["root"]["readonly"].get<bool>());
+  for (const char* ns : {"pid", "network", "ipc", "uts", "mount"}) EXPECT_TRUE(has_namespace(c, ns)) << ns;
+  const json* data = mount_at(c, "/data");
+  ASSERT_NE(data, nullptr);
+  EXPECT_EQ((*data)["source"], "/srv/data");
+  EXPECT_THAT((*data)["options"].dump(), HasSubstr("\"ro\""));
+  const json* shm = mount_at(c, "/dev/shm");
+  ASSERT_NE(shm, nullptr);
+  EXPECT_THAT((*shm)["options"].dump(), HasSubstr("size=67108864"));
+  EXPECT_FALSE(c["linux"]["resources"].contains("cpu"));
+  EXPECT_FALSE(c["linux"]["resources"].contains("memory"));
+  EXPECT_EQ(c["linux"]["cgroupsPath"], "/dlcbench-x");
+  EXPECT_THAT(c["linux"]["maskedPaths"].dump(), HasSubstr("/proc/kcore"));
+}
+
+TEST(OciConfig, OptionsBecomeLimitsAndNamespaces) {
+  const json c = oci_config(
+      bundle_request({{"cpus", "1.5"}, {"cpuset", "0-1"}, {"memory", "512m"}, {"shm", "1g"}, {"network", "host"}, {"ipc", "host"}}));
+  EXPECT_EQ(c["linux"]["resources"]["cpu"]["quota"], 150000);
+  EXPECT_EQ(c["linux"]["resources"]["cpu"]["period"], 100000);
+  EXPECT_EQ(c["linux"]["resources"]["cpu"]["cpus"], "0-1");
+  EXPECT_EQ(c["linux"]["resources"]["memory"]["limit"], 512ull << 20);
+  EXPECT_FALSE(has_namespace(c, "network"));
+  EXPECT_FALSE(has_namespace(c, "ipc"));
+  const json* shm = mount_at(c, "/dev/shm");
+  ASSERT_NE(shm, nullptr);
+  EXPECT_EQ((*shm)["type"], "bind");
+}
+
+TEST(OciConfig, SyntheticDataMountsNothing) {
+  auto r = bundle_request();
+  r.data.clear();
+  EXPECT_EQ(mount_at(oci_config(r), "/data"), nullptr);
+}
+
+}  // namespace
+}  // namespace dlcbench
