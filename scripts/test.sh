@@ -2,7 +2,8 @@
 # The test command, from a fresh Debian 12 machine: installs what is needed,
 # builds with warnings as errors, and runs the unit and integration tests,
 # the integration tests against a real Docker Engine (started here if none
-# runs, and stopped afterwards).
+# runs, and stopped afterwards), Podman, runc and crun. There a runtime that
+# cannot start a container fails its tests instead of skipping them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh

@@ -37,7 +37,7 @@ std::atomic<bool> g_interrupted{false};
 void on_signal(int) { g_interrupted.store(true); }
 
 struct RunOptions {
-  std::string workloads = "fcn5";
+  std::string workloads = "fcn5,startup";
   std::string backends = "torch";
   std::string device = "cpu";
   std::string envs;  // empty: host and every runtime found

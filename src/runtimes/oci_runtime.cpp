@@ -93,7 +93,6 @@ class OciEnvironment : public Environment {
     const fs::path bundle = bundles_ / instance;
     fs::create_directories(bundle);
     std::ofstream(bundle / "config.json") << oci_config(request).dump(2) << "\n";
-    last_config_ = oci_config(request);
 
     LaunchCommand c;
     c.argv = {program_, "--root", state_.string(), "run", "--bundle", bundle.string(), instance};
@@ -118,7 +117,7 @@ class OciEnvironment : public Environment {
             {"version", version_},
             {"rootfs", options_.rootfs.empty() ? "built by dlcbench from its binary and libraries" : rootfs_.string()},
             {"command", {program_, "--root", "<state>", "run", "--bundle", "<bundle>", "<instance>"}},
-            {"config", last_config_},
+            {"config", example_config()},
             {"adjustments", adjustments_}};
   }
 
@@ -136,6 +135,20 @@ class OciEnvironment : public Environment {
       throw EnvironmentUnavailable(fmt::format("{} cannot start a container here: {}\n{}{}", name_,
                                                result.result.describe(), result.result.stderr_tail,
                                                hint(result.result.describe() + result.result.stderr_tail)));
+  }
+
+  // The config.json of a worker launch, as written into each bundle (only
+  // the worker's arguments differ between launches).
+  nlohmann::json example_config() const {
+    OciBundleRequest request;
+    request.rootfs = rootfs_;
+    request.options = options_;
+    request.cgroups_path = "/<instance>";
+    request.container_name = name_;
+    request.process.args = {kImageBinaryPath, "worker", "...", "--data", "/data"};
+    request.process.env = {{"<thread settings>", "..."}};
+    request.data = "<data folder>";
+    return oci_config(request);
   }
 
   // crun 1.8 refuses a hybrid layout (cgroup v1 controllers, plus a cgroup2
@@ -173,7 +186,6 @@ class OciEnvironment : public Environment {
   std::string version_;
   std::optional<ScratchDir> scratch_;
   fs::path state_, bundles_, rootfs_;
-  mutable nlohmann::json last_config_;
   std::vector<std::string> hide_files_;
   std::vector<std::string> adjustments_;
 };

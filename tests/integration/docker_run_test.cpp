@@ -118,7 +118,7 @@ TEST(Docker, DataFolderIsMountedReadOnlyIntoTheContainer) {
   // Batches from memory, and read from the mounted files on every step.
   for (const std::string input : {"memory", "disk"}) {
     const auto out = dir / ("res-" + input);
-    auto r = testing::run_dlcbench({"run", "--envs", "host,docker", "--runs", "1", "--iters", "2", "--warmup", "0",
+    auto r = testing::run_dlcbench({"run", "--workloads", "fcn5", "--envs", "host,docker", "--runs", "1", "--iters", "2", "--warmup", "0",
                                     "--batch", "8", "--input", input, "--data", dir.path().string(), "--out",
                                     out.string()});
     ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -160,7 +160,7 @@ TEST(Docker, CpusNobodyAskedToDifferStopTheRunBeforeAnythingIsMeasured) {
   if (PinnedToCpu0::available() < 2) GTEST_SKIP() << "needs two CPUs to make the affinities differ";
   testing::TempDir out;
   auto args = [&](const std::string& envs, const std::string& name) {
-    return std::vector<std::string>{"run", "--envs", envs, "--runs", "1", "--iters", "1", "--warmup", "0",
+    return std::vector<std::string>{"run", "--workloads", "fcn5", "--envs", envs, "--runs", "1", "--iters", "1", "--warmup", "0",
                                     "--batch", "4", "--data", "synthetic", "--out", (out / name).string()};
   };
   PinnedToCpu0 pinned;
@@ -190,7 +190,7 @@ TEST(Docker, CpusNobodyAskedToDifferStopTheRunBeforeAnythingIsMeasured) {
 TEST(Docker, AMissingImageIsAClearErrorAndTheHostStillRuns) {
   require_docker();
   testing::TempDir out;
-  auto r = testing::run_dlcbench({"run", "--envs", "host,docker:image=dlcbench-no-such-image:1", "--runs", "1",
+  auto r = testing::run_dlcbench({"run", "--workloads", "fcn5", "--envs", "host,docker:image=dlcbench-no-such-image:1", "--runs", "1",
                                   "--iters", "1", "--warmup", "0", "--batch", "8", "--data", "synthetic", "--out",
                                   out.path().string()});
   EXPECT_EQ(r.exit_code, 1);
