@@ -187,6 +187,28 @@ TEST(Docker, CpusNobodyAskedToDifferStopTheRunBeforeAnythingIsMeasured) {
   EXPECT_THAT(allowed.out, HasSubstr("cpu/affinity: host has 0"));
 }
 
+TEST(Docker, OptionsBecomeFlagsAndShowInTheFingerprint) {
+  require_docker();
+  testing::TempDir out;
+  const std::string env = "docker:cpus=1,memory=2g,shm=256m,seccomp=unconfined";
+  auto r = testing::run_dlcbench({"run", "--workloads", "fcn5", "--envs", "host," + env, "--runs", "1", "--iters",
+                                  "1", "--warmup", "0", "--batch", "4", "--data", "synthetic", "--out",
+                                  out.path().string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  const auto run_dir = testing::only_run_dir(out.path());
+  const auto manifest = json::parse(std::ifstream(run_dir / "manifest.json"));
+  const std::string command = manifest["environments"][env]["command"].dump();
+  for (const char* flag : {"\"--cpus\",\"1\"", "\"--memory\",\"2147483648\"", "\"--shm-size\",\"268435456\"",
+                           "\"seccomp=unconfined\"", "\"--network\",\"none\""})
+    EXPECT_THAT(command, HasSubstr(flag));
+  const auto by_env = summarize_records(testing::read_records(run_dir));
+  ASSERT_EQ(by_env.at(env).fingerprints.size(), 1u);
+  const json& fp = by_env.at(env).fingerprints[0];
+  EXPECT_DOUBLE_EQ(fp["cgroup"]["cpu_quota"].get<double>(), 1.0);
+  EXPECT_EQ(fp["cgroup"]["memory_limit_bytes"].get<std::uint64_t>(), 2ull << 30);
+  EXPECT_THAT(r.out, HasSubstr("cgroup/cpu_quota: host has none, " + env + " has 1.0 (asked for)"));
+}
+
 TEST(Docker, AMissingImageIsAClearErrorAndTheHostStillRuns) {
   require_docker();
   testing::TempDir out;

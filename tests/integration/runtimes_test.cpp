@@ -144,6 +144,16 @@ TEST(Runc, ACpuLimitAskedForIsAppliedAndShownAsAskedFor) {
             50000);
 }
 
+TEST(Runc, ARootfsWithoutDlcbenchIsAClearErrorAndTheHostStillRuns) {
+  REQUIRE_RUNTIME("runc");
+  testing::TempDir out;
+  std::filesystem::create_directories(out / "empty-root");
+  auto r = testing::run_dlcbench(tiny_run("host,runc:rootfs=" + (out / "empty-root").string(), (out / "res").string()));
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("holds no /opt/dlcbench/bin/dlcbench"));
+  EXPECT_EQ(by_env(testing::read_records(testing::only_run_dir(out / "res"))).at("host").measured, 2);
+}
+
 TEST(Startup, EveryEnvironmentStartsTheNoopAndIsReportedApart) {
   REQUIRE_RUNTIME("runc");
   testing::TempDir out;
