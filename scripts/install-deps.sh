@@ -11,6 +11,8 @@ packages=(
   docker.io runc
   # Podman and crun run as they are; `dlcbench doctor` says what works here.
   podman crun
+  # The HTML report's test opens it in a real browser, headless.
+  chromium
 )
 # npm downloads the data sets (they are published as npm packages). A machine
 # that already has Node.js from elsewhere keeps its own npm.

@@ -9,4 +9,5 @@ cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 scripts/build.sh -DDLCBENCH_WERROR=ON
 cd build
-DLCBENCH_REQUIRE_DOCKER=1 DLCBENCH_REQUIRE_RUNTIMES=1 ../scripts/with-docker.sh ctest --output-on-failure --timeout 900
+DLCBENCH_REQUIRE_DOCKER=1 DLCBENCH_REQUIRE_RUNTIMES=1 DLCBENCH_REQUIRE_BROWSER=1 \
+  ../scripts/with-docker.sh ctest --output-on-failure --timeout 900

@@ -23,6 +23,12 @@ EnvironmentStats* find_env(CaseAnalysis& c, const std::string& env) {
 
 }  // namespace
 
+const EnvironmentStats* find_environment(const CaseAnalysis& c, const std::string& env) {
+  for (const auto& e : c.envs)
+    if (e.env == env) return &e;
+  return nullptr;
+}
+
 std::string overhead_verdict(const RatioEstimate& r, std::size_t n_env, std::size_t n_baseline) {
   if (n_env < 2 || n_baseline < 2)
     return fmt::format("{:+.1f}%; too few runs for a confidence interval (use --runs 2 or more)",
@@ -36,8 +42,22 @@ std::string overhead_verdict(const RatioEstimate& r, std::size_t n_env, std::siz
                      100 * std::fabs(r.ratio - 1), ci, r.test.p_value);
 }
 
-Analysis analyze(const nlohmann::json& manifest, const std::vector<nlohmann::json>& records) {
+Analysis analyze(const nlohmann::json& manifest, const std::vector<nlohmann::json>& records,
+                 const std::vector<std::size_t>& line_numbers) {
   Analysis a;
+  if (!manifest.is_object() || !manifest.contains("plan") || !manifest["plan"].is_object())
+    throw std::runtime_error("manifest.json has no plan: it is not a dlcbench results folder's manifest");
+  const int schema = manifest.value("schema_version", 1);
+  if (schema > kManifestSchemaVersion)
+    throw std::runtime_error(fmt::format("manifest.json has format version {}, newer than this dlcbench reads ({}): "
+                                         "report it with the dlcbench that wrote it, or update dlcbench",
+                                         schema, kManifestSchemaVersion));
+  a.status = manifest.value("status", "unknown");
+  if (a.status == "interrupted")
+    a.notes.push_back("the run was interrupted: the figures cover what was measured before it stopped");
+  else if (a.status == "running")
+    a.notes.push_back("the run did not finish (its manifest still says running: the orchestrator was killed, or "
+                      "it is still running): the figures cover what was measured so far");
   a.baseline = manifest.at("plan").value("baseline", std::string("host"));
   std::vector<std::string> env_order;
   for (const auto& e : manifest.at("plan").at("environments")) env_order.push_back(e.get<std::string>());
@@ -80,17 +100,25 @@ Analysis analyze(const nlohmann::json& manifest, const std::vector<nlohmann::jso
   };
   std::map<std::tuple<std::string, std::string, int>, Pending> pending;
 
-  for (const auto& r : records) {
+  std::size_t unknown = 0;
+  std::string first_unknown;
+  for (std::size_t index = 0; index < records.size(); ++index) {
+    const auto& r = records[index];
     const std::string type = r.value("type", "");
     if (type == "environment_unavailable" || type == "environment_dropped") {
       a.notes.push_back(fmt::format("{}: {}", r.value("env", "?"), r.value("reason", "")));
       continue;
     }
-    if (!r.contains("case") || !r.contains("env")) continue;
+    if (!r.contains("case") || !r.contains("env") || !r["case"].is_string() || !r["env"].is_string()) continue;
     CaseAnalysis* ca = find_case(r.at("case").get<std::string>());
-    if (!ca) continue;
-    EnvironmentStats* es = find_env(*ca, r.at("env").get<std::string>());
-    if (!es) continue;
+    EnvironmentStats* es = ca ? find_env(*ca, r.at("env").get<std::string>()) : nullptr;
+    if (!es) {
+      if (type == "sample" && unknown++ == 0)
+        first_unknown = fmt::format("line {}: case {} in {}",
+                                    index < line_numbers.size() ? line_numbers[index] : index + 1,
+                                    r["case"].get<std::string>(), r["env"].get<std::string>());
+      continue;
+    }
     const auto key = std::make_tuple(ca->case_id, es->env, r.value("round", 0));
 
     if (type == "fingerprint") {
@@ -127,6 +155,10 @@ Analysis analyze(const nlohmann::json& manifest, const std::vector<nlohmann::jso
       }
     }
   }
+  if (unknown)
+    a.notes.push_back(fmt::format("results.jsonl holds {} sample(s) of cases or environments the manifest's plan "
+                                  "does not list (first at {}); they are left out",
+                                  unknown, first_unknown));
   for (const auto& [key, p] : pending)
     if (!p.measured.empty())
       a.notes.push_back(fmt::format("{} in {}, round {}: {} samples of a launch that did not finish "
@@ -137,6 +169,8 @@ Analysis analyze(const nlohmann::json& manifest, const std::vector<nlohmann::jso
     for (auto& es : ca.envs) {
       es.runs = summarize(es.run_values);
       es.batches = summarize(es.batch_seconds);
+      es.warmup = summarize(es.warmup_seconds);
+      es.outlier_runs = outlier_indices(es.run_values);
     }
     const EnvironmentStats* base = find_env(ca, a.baseline);
     if (!base || base->run_values.empty()) continue;
@@ -145,6 +179,7 @@ Analysis analyze(const nlohmann::json& manifest, const std::vector<nlohmann::jso
       Overhead o;
       o.env = es.env;
       o.estimate = ratio_of_means(es.run_values, base->run_values);
+      o.rank_test = mann_whitney_u(es.run_values, base->run_values);
       o.verdict = overhead_verdict(o.estimate, es.run_values.size(), base->run_values.size());
       std::vector<std::string> requested = requested_fields[es.env];
       for (const auto& f : requested_fields[a.baseline]) requested.push_back(f);

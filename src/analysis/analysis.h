@@ -25,6 +25,10 @@ struct EnvironmentStats {
   std::vector<double> batch_seconds;   // every measured batch, all rounds
   std::vector<double> warmup_seconds;  // warm-up batches, reported apart
   Summary runs;                        // summary of run_values
+  // Run values with a modified z-score (Iglewicz-Hoaglin, on the MAD) above
+  // 3.5: flagged in every report, never dropped from the statistics.
+  std::vector<std::size_t> outlier_runs;
+  Summary warmup;                      // summary of warmup_seconds
   Summary batches;                     // summary of batch_seconds
   int failed_launches = 0;
   std::vector<std::string> failures;   // causes, one per failed launch
@@ -37,7 +41,8 @@ struct EnvironmentStats {
 
 struct Overhead {
   std::string env;
-  RatioEstimate estimate;  // env mean / baseline mean
+  RatioEstimate estimate;  // env mean / baseline mean, Fieller CI, Welch's t-test
+  MannWhitneyTest rank_test;  // of the run values: robust to outliers and skew
   std::string verdict;     // in words
   std::vector<Mismatch> mismatches;  // differences in the fingerprints, asked for or not
   bool compared = true;              // false: a mismatch nobody asked for stopped it
@@ -59,9 +64,20 @@ struct Analysis {
   std::vector<std::string> notes;  // environments unavailable, skipped lines, ...
   bool comparable = true;          // false if a mismatch nobody asked for stopped a comparison
   bool allow_mismatch = false;     // the run was told to compare anyway
+  std::string status;              // the manifest's: "completed", "interrupted", ...
 };
 
-Analysis analyze(const nlohmann::json& manifest, const std::vector<nlohmann::json>& records);
+// The current manifest format; analyze() refuses newer ones.
+inline constexpr int kManifestSchemaVersion = 1;
+
+// `line_numbers` (parallel to records, optional) lets notes name the line of
+// results.jsonl a problem is on. Throws std::runtime_error for a manifest it
+// cannot read (missing plan, newer format).
+Analysis analyze(const nlohmann::json& manifest, const std::vector<nlohmann::json>& records,
+                 const std::vector<std::size_t>& line_numbers = {});
+
+// The statistics of one environment in a case; nullptr if it has none.
+const EnvironmentStats* find_environment(const CaseAnalysis& c, const std::string& env);
 
 // "no measurable overhead (95% CI -1.2% .. +0.8%)", "slower by 3.1% (...)".
 std::string overhead_verdict(const RatioEstimate& r, std::size_t n_env, std::size_t n_baseline);

@@ -1,31 +1,126 @@
-// `dlcbench report DIR`: the comparison recomputed from a run's files.
+// `dlcbench report DIR`: the comparison recomputed from a run's two files,
+// in the format asked for; `dlcbench compare A B`: two runs side by side.
+#include <fstream>
 #include <iostream>
+#include <sstream>
 
 #include <fmt/format.h>
 
 #include "analysis/analysis.h"
+#include "analysis/compare.h"
 #include "cli/commands.h"
 #include "core/results_file.h"
 #include "report/console.h"
+#include "report/csv.h"
+#include "report/html.h"
+#include "report/json_report.h"
+#include "report/markdown.h"
 
 namespace fs = std::filesystem;
 
 namespace dlcbench::cli {
+namespace {
+
+struct LoadedRun {
+  nlohmann::json manifest;
+  ResultsContent content;
+  Analysis analysis;
+};
+
+// Reads what can be read; problems a reader should know of become notes, and
+// a folder that is not a run at all is an error naming what is missing.
+LoadedRun load_run(const fs::path& dir) {
+  if (!fs::is_directory(dir))
+    throw std::runtime_error(fmt::format("{} is not a folder: give a results/<run-id> folder written by dlcbench run",
+                                         dir.string()));
+  const fs::path manifest_file = dir / "manifest.json";
+  const fs::path results_file = dir / "results.jsonl";
+  if (!fs::exists(manifest_file))
+    throw std::runtime_error(fmt::format("{} is missing: {} is not a dlcbench results folder (it should hold "
+                                         "manifest.json and results.jsonl)",
+                                         manifest_file.string(), dir.string()));
+  LoadedRun run;
+  try {
+    run.manifest = read_json_file(manifest_file);
+  } catch (const std::exception& e) {
+    throw std::runtime_error(fmt::format("{} is not valid JSON ({}): the run's plan cannot be read",
+                                         manifest_file.string(), e.what()));
+  }
+  if (fs::exists(results_file)) run.content = read_results(results_file);
+  run.analysis = analyze(run.manifest, run.content.records, run.content.line_numbers);
+  if (!fs::exists(results_file))
+    run.analysis.notes.push_back(fmt::format("{} is missing: nothing was measured", results_file.string()));
+  for (auto line : run.content.bad_lines)
+    run.analysis.notes.push_back(fmt::format("{} line {} is not a complete JSON record (a line cut short when the "
+                                             "run was stopped?) and was skipped",
+                                             results_file.string(), line));
+  return run;
+}
+
+void write_output(const std::string& text, const std::string& output) {
+  if (output.empty() || output == "-") {
+    std::cout << text;
+    return;
+  }
+  std::ofstream out(output, std::ios::binary);
+  if (!out) throw std::runtime_error(fmt::format("cannot write {}", output));
+  out << text;
+  if (!out.flush()) throw std::runtime_error(fmt::format("cannot write {}", output));
+  std::cerr << fmt::format("wrote {}\n", output);
+}
+
+std::string render(const LoadedRun& run, const std::string& format) {
+  if (format == "console")
+    return fmt::format("run {} ({})\n", run.manifest.value("run_id", "?"), run.analysis.status) +
+           render_console(run.analysis);
+  if (format == "md") return render_markdown(run.analysis, run.manifest);
+  if (format == "json") return analysis_json(run.analysis, run.manifest).dump(2) + "\n";
+  if (format == "html") return render_html(run.analysis, run.manifest);
+  std::ostringstream csv;
+  write_samples_csv(csv, run.manifest, run.content.records);
+  return csv.str();
+}
+
+}  // namespace
 
 void add_report_command(CLI::App& app, int& exit_code) {
-  auto* cmd = app.add_subcommand("report", "Print the comparison of a finished or interrupted run");
+  auto* cmd = app.add_subcommand("report", "Report a finished or interrupted run from its files");
   auto dir = std::make_shared<std::string>();
-  cmd->add_option("dir", *dir, "A results/<run-id> folder")->required()->check(CLI::ExistingDirectory);
-  cmd->callback([dir, &exit_code] {
+  auto format = std::make_shared<std::string>("console");
+  auto output = std::make_shared<std::string>();
+  cmd->add_option("dir", *dir, "A results/<run-id> folder")->required();
+  cmd->add_option("--format", *format,
+                  "console, md (Markdown tables), csv (one row per sample), json (all statistics) or html (one "
+                  "self-contained file with charts)")
+      ->check(CLI::IsMember({"console", "md", "csv", "json", "html"}))
+      ->capture_default_str();
+  cmd->add_option("-o,--output", *output, "Write to this file instead of standard output");
+  cmd->callback([=, &exit_code] {
     try {
-      const auto manifest = read_json_file(fs::path(*dir) / "manifest.json");
-      const auto content = read_results(fs::path(*dir) / "results.jsonl");
-      Analysis analysis = analyze(manifest, content.records);
-      for (auto line : content.bad_lines)
-        analysis.notes.push_back(fmt::format("results.jsonl line {} is not valid JSON and was skipped", line));
-      std::cout << fmt::format("run {} ({})\n", manifest.value("run_id", "?"), manifest.value("status", "?"));
-      std::cout << render_console(analysis);
-      exit_code = analysis.comparable ? kExitOk : kExitNotComparable;
+      const LoadedRun run = load_run(*dir);
+      for (const auto& note : run.analysis.notes)
+        if (*format != "console") std::cerr << "note: " << note << "\n";
+      write_output(render(run, *format), *output);
+      exit_code = run.analysis.comparable ? kExitOk : kExitNotComparable;
+    } catch (const std::exception& e) {
+      std::cerr << "error: " << e.what() << "\n";
+      exit_code = kExitFailure;
+    }
+  });
+
+  auto* compare = app.add_subcommand("compare", "Compare two runs case by case: B relative to A");
+  auto a = std::make_shared<std::string>();
+  auto b = std::make_shared<std::string>();
+  compare->add_option("a", *a, "The reference results/<run-id> folder")->required();
+  compare->add_option("b", *b, "The results/<run-id> folder compared with it")->required();
+  compare->callback([=, &exit_code] {
+    try {
+      const LoadedRun ra = load_run(*a), rb = load_run(*b);
+      Comparison c = compare_runs(ra.analysis, rb.analysis, *a, *b);
+      for (const auto& n : ra.analysis.notes) c.notes.push_back(fmt::format("{}: {}", *a, n));
+      for (const auto& n : rb.analysis.notes) c.notes.push_back(fmt::format("{}: {}", *b, n));
+      std::cout << render_comparison(c);
+      exit_code = c.rows.empty() ? kExitFailure : kExitOk;
     } catch (const std::exception& e) {
       std::cerr << "error: " << e.what() << "\n";
       exit_code = kExitFailure;

@@ -56,6 +56,55 @@ struct RunOptions {
   int starts = 10;
   bool allow_mismatch = false;
   bool keep_images = false;
+  std::string until_cv;  // "2%" or "0.02"; empty: fixed --runs
+  int max_runs = 0;      // 0: 3 x --runs
+};
+
+// "2%" -> 0.02, "0.02" -> 0.02.
+double parse_cv_target(const std::string& text) {
+  std::string number = text;
+  const bool percent = !number.empty() && number.back() == '%';
+  if (percent) number.pop_back();
+  double value = 0;
+  try {
+    std::size_t used = 0;
+    value = std::stod(number, &used);
+    if (used != number.size()) throw std::invalid_argument("trailing text");
+  } catch (const std::exception&) {
+    throw UsageError(fmt::format("--until-cv {}: give a coefficient of variation such as 2% or 0.02", text));
+  }
+  if (percent || value >= 1) value /= 100;  // "2" means 2%, as in PTS
+  if (!(value > 0 && value < 1))
+    throw UsageError(fmt::format("--until-cv {}: give a coefficient of variation between 0% and 100%", text));
+  return value;
+}
+
+// On a terminal, one line rewritten in place; elsewhere nothing (the log
+// lines, one per launch, are the record).
+class ProgressLine {
+ public:
+  ProgressLine() : terminal_(isatty(STDERR_FILENO) == 1) {}
+  void show(const Progress& p) {
+    if (!terminal_) return;
+    const std::string eta = p.eta_seconds < 0 ? "?" : fmt::format("{}m{:02}s", static_cast<long>(p.eta_seconds) / 60,
+                                                                     static_cast<long>(p.eta_seconds) % 60);
+    std::cerr << fmt::format("\r\x1b[K[{}/{}] round {}/{}  {}  in {}  ETA {}", p.done, p.total, p.round, p.rounds,
+                             p.case_id, p.env, eta)
+              << std::flush;
+    shown_ = true;
+  }
+  void log(const std::string& line) {
+    if (shown_) std::cerr << "\r\x1b[K";
+    shown_ = false;
+    std::cerr << line << "\n";
+  }
+  ~ProgressLine() {
+    if (shown_) std::cerr << "\r\x1b[K" << std::flush;
+  }
+
+ private:
+  bool terminal_;
+  bool shown_ = false;
 };
 
 std::string now_iso() {
@@ -140,6 +189,15 @@ int run(const RunOptions& o, const std::vector<std::string>& command_line) {
   plan.allow_mismatch = o.allow_mismatch;
   if (o.runs < 1) throw UsageError("--runs must be at least 1");
   plan.runs = o.runs;
+  if (!o.until_cv.empty()) {
+    plan.until_cv = parse_cv_target(o.until_cv);
+    plan.max_runs = o.max_runs > 0 ? o.max_runs : 3 * o.runs;
+    if (plan.max_runs <= plan.runs)
+      throw UsageError(fmt::format("--max-runs {} must be above --runs {} for --until-cv to add rounds",
+                                   plan.max_runs, plan.runs));
+  } else if (o.max_runs > 0) {
+    throw UsageError("--max-runs limits --until-cv; give --until-cv too, or use --runs for a fixed count");
+  }
   plan.seed = o.seed ? o.seed : std::random_device{}();
   plan.data = o.data == kSyntheticData ? o.data : fs::absolute(o.data).string();
   plan.case_timeout_seconds = o.case_timeout;
@@ -169,7 +227,7 @@ int run(const RunOptions& o, const std::vector<std::string>& command_line) {
   manifest["command_line"] = command_line;
   manifest["dlcbench_version"] = DLCBENCH_VERSION;
   manifest["plan"] = plan;
-  manifest["round_orders"] = round_orders(plan.environments.size(), plan.runs, plan.seed);
+  manifest["round_orders"] = round_orders(plan.environments.size(), plan.runs, plan.seed);  // more if added
   manifest["worker_env"] = nlohmann::json::object();
   for (const auto& [k, v] : worker_env) manifest["worker_env"][k] = v;
   manifest["orchestrator"] = environment_fingerprint();
@@ -218,7 +276,9 @@ int run(const RunOptions& o, const std::vector<std::string>& command_line) {
   options.run_id = run_id;
   options.worker_env = worker_env;
   options.cancel = &g_interrupted;
-  options.log = [](const std::string& line) { std::cerr << line << "\n"; };
+  ProgressLine progress;
+  options.log = [&](const std::string& line) { progress.log(line); };
+  options.progress = [&](const Progress& p) { progress.show(p); };
   if (!g_interrupted) {
     const PreflightResult preflight = run_preflight(plan, environments, results, options);
     manifest["preflight"] = nlohmann::json::object();
@@ -255,6 +315,17 @@ int run(const RunOptions& o, const std::vector<std::string>& command_line) {
 
   manifest["ended_at"] = now_iso();
   manifest["status"] = outcome.interrupted ? "interrupted" : (outcome.failed_launches ? "completed with failures" : "completed");
+  manifest["rounds"] = outcome.rounds;
+  manifest["round_orders"] = round_orders(plan.environments.size(), std::max(outcome.rounds, plan.runs), plan.seed);
+  if (plan.until_cv > 0) {
+    manifest["until_cv"] = {{"target", plan.until_cv}, {"highest_cv", outcome.final_cv},
+                            {"met", !outcome.cv_target_missed}};
+    if (outcome.cv_target_missed)
+      std::cerr << fmt::format("warning: after {} rounds (--max-runs) the highest CV over runs is still {:.1f}%, above "
+                               "--until-cv {:.1f}%: the machine is noisier than the target; quiet it (stop other "
+                               "load, pin CPUs) or accept a wider interval\n",
+                               outcome.rounds, 100 * outcome.final_cv, 100 * plan.until_cv);
+  }
   manifest["launches"] = outcome.launches;
   manifest["failed_launches"] = outcome.failed_launches;
   write_json_atomically(manifest_file, manifest);
@@ -305,6 +376,9 @@ void add_run_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--case-timeout", o->case_timeout, "Seconds before a launch is stopped as hung")->capture_default_str();
   cmd->add_option("--starts", o->starts, "Timed starts per round of the startup workload (each round reports their median)")
       ->capture_default_str();
+  cmd->add_option("--until-cv", o->until_cv,
+                  "Add rounds after --runs while a case's coefficient of variation over runs is above this, e.g. 2%");
+  cmd->add_option("--max-runs", o->max_runs, "Most rounds --until-cv may reach (default: 3 x --runs)");
   cmd->add_flag("--keep-images", o->keep_images,
                 "Keep the worker images dlcbench imports into docker and podman (reused by later runs of this binary)");
   cmd->add_flag("--allow-mismatch", o->allow_mismatch,

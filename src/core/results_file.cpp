@@ -61,8 +61,10 @@ ResultsContent read_results(const std::filesystem::path& file) {
     auto j = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
     if (j.is_discarded() || !j.is_object())
       content.bad_lines.push_back(number);
-    else
+    else {
       content.records.push_back(std::move(j));
+      content.line_numbers.push_back(number);
+    }
   }
   return content;
 }

@@ -32,6 +32,7 @@ class ResultsWriter {
 
 struct ResultsContent {
   std::vector<nlohmann::json> records;
+  std::vector<std::size_t> line_numbers;  // of each record, 1-based
   // Lines that were not valid JSON objects (a torn last line after a crash),
   // with their 1-based line numbers, so a reader can say what it skipped.
   std::vector<std::size_t> bad_lines;

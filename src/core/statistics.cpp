@@ -2,10 +2,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <numeric>
+#include <utility>
 #include <vector>
 
+#include <boost/math/distributions/normal.hpp>
 #include <boost/math/distributions/students_t.hpp>
 
 namespace dlcbench {
@@ -109,6 +112,140 @@ RatioEstimate ratio_of_means(std::span<const double> subject,
   const double half = (t / std::fabs(b)) * std::sqrt(va * (1 - g) + r.ratio * r.ratio * vb);
   r.ci95_low = (r.ratio - half) / (1 - g);
   r.ci95_high = (r.ratio + half) / (1 - g);
+  return r;
+}
+
+double median_absolute_deviation(std::span<const double> xs) {
+  if (xs.empty()) return kNaN;
+  const double m = median(xs);
+  std::vector<double> dev;
+  dev.reserve(xs.size());
+  for (double x : xs) dev.push_back(std::fabs(x - m));
+  return median(dev);
+}
+
+std::vector<double> modified_z_scores(std::span<const double> xs) {
+  std::vector<double> z(xs.size(), 0.0);
+  if (xs.empty()) return z;
+  const double m = median(xs);
+  const double mad = median_absolute_deviation(xs);
+  // 0.6745 is the 0.75 quantile of the standard normal, so 0.6745 / MAD is
+  // 1 / sigma for normal data; likewise 1.253314 = sqrt(pi / 2) turns a
+  // normal's mean absolute deviation into sigma.
+  double scale = 0;  // the estimate of sigma that divides x_i - median
+  if (mad > 0) {
+    scale = mad / 0.6745;
+  } else {
+    double sum = 0;
+    for (double x : xs) sum += std::fabs(x - m);
+    scale = 1.253314 * sum / static_cast<double>(xs.size());
+  }
+  if (scale == 0) return z;  // every value is the median
+  for (std::size_t i = 0; i < xs.size(); ++i) z[i] = (xs[i] - m) / scale;
+  return z;
+}
+
+std::vector<std::size_t> outlier_indices(std::span<const double> xs, double threshold) {
+  std::vector<std::size_t> out;
+  if (xs.size() < 3) return out;
+  const std::vector<double> z = modified_z_scores(xs);
+  for (std::size_t i = 0; i < z.size(); ++i)
+    if (std::fabs(z[i]) > threshold) out.push_back(i);
+  return out;
+}
+
+namespace {
+// Number of orderings of n_a a's and n_b b's in which U_a = u, for u in
+// [0, n_a n_b]. The largest value is either an a, which beats all n_b b's,
+// or a b, which beats nobody, so
+//   c(i, j, u) = c(i - 1, j, u - j) + c(i, j - 1, u),
+// with c(0, j, 0) = c(i, 0, 0) = 1. The counts sum to C(n_a + n_b, n_a),
+// at most C(40, 20) ~ 1.4e11 here, so 64-bit integers hold them exactly.
+std::vector<std::uint64_t> mann_whitney_counts(std::size_t na, std::size_t nb) {
+  using Row = std::vector<std::vector<std::uint64_t>>;  // indexed by j, then u
+  Row prev(nb + 1, std::vector<std::uint64_t>{1});      // i = 0
+  for (std::size_t i = 1; i <= na; ++i) {
+    Row cur(nb + 1);
+    cur[0] = {1};
+    for (std::size_t j = 1; j <= nb; ++j) {
+      cur[j].assign(i * j + 1, 0);
+      for (std::size_t u = 0; u < prev[j].size(); ++u) cur[j][u + j] += prev[j][u];
+      for (std::size_t u = 0; u < cur[j - 1].size(); ++u) cur[j][u] += cur[j - 1][u];
+    }
+    prev = std::move(cur);
+  }
+  return prev[nb];
+}
+}  // namespace
+
+MannWhitneyTest mann_whitney_u(std::span<const double> a, std::span<const double> b) {
+  MannWhitneyTest r{kNaN, kNaN, false};
+  if (a.empty() || b.empty()) return r;
+  const std::size_t na = a.size(), nb = b.size(), n = na + nb;
+
+  // Midranks of the pooled sample; sample a occupies pooled indices [0, na).
+  std::vector<double> pooled(a.begin(), a.end());
+  pooled.insert(pooled.end(), b.begin(), b.end());
+  std::vector<std::size_t> order(n);
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::sort(order.begin(), order.end(),
+            [&](std::size_t x, std::size_t y) { return pooled[x] < pooled[y]; });
+  double rank_sum_a = 0;
+  double tie_term = 0;  // sum over tie groups of t^3 - t
+  std::size_t groups = 0;
+  for (std::size_t lo = 0; lo < n;) {
+    std::size_t hi = lo + 1;
+    while (hi < n && pooled[order[hi]] == pooled[order[lo]]) ++hi;
+    // Positions lo..hi-1 hold ranks lo+1..hi; each gets their average.
+    const double midrank = static_cast<double>(lo + 1 + hi) / 2;
+    for (std::size_t k = lo; k < hi; ++k)
+      if (order[k] < na) rank_sum_a += midrank;
+    const double t = static_cast<double>(hi - lo);
+    tie_term += t * t * t - t;
+    ++groups;
+    lo = hi;
+  }
+  const double dna = static_cast<double>(na), dnb = static_cast<double>(nb);
+  r.u = rank_sum_a - dna * (dna + 1) / 2;
+
+  // One value shared by everything: the ranks say nothing against H0, and
+  // the normal approximation's variance would be 0.
+  if (groups == 1) {
+    r.p_value = 1.0;
+    return r;
+  }
+
+  if (groups == n && n <= 40) {
+    // No ties, so U is an integer and its null distribution does not depend
+    // on the data; count it exactly.
+    const std::vector<std::uint64_t> counts = mann_whitney_counts(na, nb);
+    const auto u = static_cast<std::size_t>(std::llround(r.u));
+    std::uint64_t total = 0, at_most = 0, at_least = 0;
+    for (std::size_t k = 0; k < counts.size(); ++k) {
+      total += counts[k];
+      if (k <= u) at_most += counts[k];
+      if (k >= u) at_least += counts[k];
+    }
+    r.p_value = std::min(1.0, 2 * static_cast<double>(std::min(at_most, at_least)) /
+                                  static_cast<double>(total));
+    r.exact = true;
+    return r;
+  }
+
+  // Normal approximation. Midranks shrink the variance of U by the factor
+  // 1 - sum(t^3 - t) / (N^3 - N) over tie groups of size t, written here as
+  // n_a n_b / 12 * ((N + 1) - sum(t^3 - t) / (N (N - 1))).
+  const double dn = static_cast<double>(n);
+  const double mu = dna * dnb / 2;
+  const double var = dna * dnb / 12 * ((dn + 1) - tie_term / (dn * (dn - 1)));
+  if (!(var > 0)) return r;  // unreachable with two distinct values; stay NaN
+  const double sd = std::sqrt(var);
+  boost::math::normal std_normal;
+  // The usual 0.5 continuity correction (also R's and SciPy's default), moving
+  // u half a step away from mu: P(U <= u) ~ Phi((u + 0.5 - mu) / sd).
+  const double p_le = boost::math::cdf(std_normal, (r.u + 0.5 - mu) / sd);
+  const double p_ge = boost::math::cdf(boost::math::complement(std_normal, (r.u - 0.5 - mu) / sd));
+  r.p_value = std::min(1.0, 2 * std::min(p_le, p_ge));
   return r;
 }
 

@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <span>
+#include <vector>
 
 namespace dlcbench {
 
@@ -43,5 +44,37 @@ struct RatioEstimate {
 };
 RatioEstimate ratio_of_means(std::span<const double> subject,
                              std::span<const double> baseline);
+
+// Raw median absolute deviation, median(|x_i - median(x)|), without the
+// 1.4826 factor that would make it estimate a normal sigma. NaN when empty.
+double median_absolute_deviation(std::span<const double> xs);
+
+// Modified z-scores of Iglewicz and Hoaglin (1993):
+//   M_i = 0.6745 (x_i - median) / MAD.
+// When MAD is 0 (more than half the values are equal) the scale falls back to
+// the mean absolute deviation from the median, as IBM SPSS does:
+//   M_i = (x_i - median) / (1.253314 MeanAD).
+// When both are 0 every value equals the median and every score is 0.
+// One score per input, in input order; empty input gives an empty vector.
+std::vector<double> modified_z_scores(std::span<const double> xs);
+
+// Indices (ascending) of the values with |M_i| > threshold; Iglewicz and
+// Hoaglin recommend 3.5. With n < 3 there is no majority to stand out from,
+// so nothing is an outlier.
+std::vector<std::size_t> outlier_indices(std::span<const double> xs,
+                                         double threshold = 3.5);
+
+struct MannWhitneyTest {
+  double u = 0;        // U of sample a: R_a - n_a (n_a + 1) / 2, midranks for ties
+  double p_value = 0;  // two-sided
+  bool exact = false;  // p from the exact permutation distribution of U
+};
+// Two-sided Mann-Whitney U test (Wilcoxon rank-sum) of a against b.
+// p = min(1, 2 min(P(U <= u), P(U >= u))), from the exact distribution of U
+// when there are no ties and n_a + n_b <= 40, otherwise from the normal
+// approximation with tie-corrected variance and a 0.5 continuity correction.
+// An empty sample gives u = p = NaN. When all values in both samples are
+// equal the ranks carry no information and p = 1 (u = n_a n_b / 2).
+MannWhitneyTest mann_whitney_u(std::span<const double> a, std::span<const double> b);
 
 }  // namespace dlcbench

@@ -97,6 +97,8 @@ void to_json(nlohmann::json& j, const Plan& p) {
   j["environments"] = nlohmann::json::array();
   for (const auto& e : p.environments) j["environments"].push_back(e.text);
   j["runs"] = p.runs;
+  j["until_cv"] = p.until_cv;
+  j["max_runs"] = p.max_runs;
   j["seed"] = p.seed;
   j["data"] = p.data;
   j["case_timeout_seconds"] = p.case_timeout_seconds;

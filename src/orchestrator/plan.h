@@ -16,6 +16,11 @@ struct Plan {
   std::vector<CaseSpec> cases;
   std::vector<EnvironmentRequest> environments;
   int runs = 20;                 // rounds; each runs every case once in every environment
+  // Adaptive repetition (Phoronix Test Suite style): after `runs` rounds, add
+  // rounds while a case's coefficient of variation over runs exceeds
+  // until_cv (a fraction; 0: off), up to max_runs rounds.
+  double until_cv = 0;
+  int max_runs = 0;
   std::uint64_t seed = 1;        // for the environment order in each round
   std::string data = "synthetic";  // "synthetic" or a data folder on the host
   double case_timeout_seconds = 1800;

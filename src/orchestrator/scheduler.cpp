@@ -103,11 +103,33 @@ LaunchOutcome time_starts(const Plan& plan, const CaseSpec& spec, ScheduledEnvir
 
 }  // namespace
 
+bool cv_target_met(const std::vector<std::vector<double>>& run_values, double target, double* worst) {
+  bool met = true;
+  double highest = 0;
+  for (const auto& values : run_values) {
+    if (values.size() < 2) {
+      met = false;
+      continue;
+    }
+    const double cv = summarize(values).cv;
+    highest = std::max(highest, cv);
+    if (!(cv <= target)) met = false;
+  }
+  if (worst) *worst = highest;
+  return met;
+}
+
 ScheduleResult run_schedule(const Plan& plan, std::vector<ScheduledEnvironment>& environments,
                             ResultsWriter& results, const ScheduleOptions& options) {
   ScheduleResult outcome;
-  const auto orders = round_orders(environments.size(), plan.runs, plan.seed);
-  const int total = plan.runs * static_cast<int>(plan.cases.size() * environments.size());
+  const bool adaptive = plan.until_cv > 0 && plan.max_runs > plan.runs;
+  const int most_rounds = adaptive ? plan.max_runs : plan.runs;
+  const auto orders = round_orders(environments.size(), most_rounds, plan.seed);
+  const int per_round = static_cast<int>(plan.cases.size() * environments.size());
+  int rounds = plan.runs;
+  int total = rounds * per_round;
+  // Run values by case x environment, for --until-cv.
+  std::vector<std::vector<double>> run_values(plan.cases.size() * environments.size());
   std::vector<int> consecutive_failures(environments.size(), 0);
   auto log = [&](const std::string& line) {
     if (options.log) options.log(line);
@@ -115,12 +137,14 @@ ScheduleResult run_schedule(const Plan& plan, std::vector<ScheduledEnvironment>&
   Stopwatch clock;
   int done = 0;
 
-  for (int round = 1; round <= plan.runs; ++round) {
+  for (int round = 1; round <= rounds; ++round) {
+    outcome.rounds = round;
     nlohmann::json order = nlohmann::json::array();
     for (auto i : orders[static_cast<std::size_t>(round - 1)]) order.push_back(environments[i].label);
     results.append({{"type", "round"}, {"round", round}, {"order", order}});
 
-    for (const auto& spec : plan.cases) {
+    for (std::size_t case_index = 0; case_index < plan.cases.size(); ++case_index) {
+      const CaseSpec& spec = plan.cases[case_index];
       for (auto index : orders[static_cast<std::size_t>(round - 1)]) {
         if (options.cancel && options.cancel->load()) {
           outcome.interrupted = true;
@@ -130,6 +154,9 @@ ScheduleResult run_schedule(const Plan& plan, std::vector<ScheduledEnvironment>&
         ++done;
         if (!env.unavailable.empty()) continue;
 
+        if (options.progress)
+          options.progress({round, rounds, spec.id(), env.label, done - 1, total,
+                            done > 1 ? clock.seconds() / (done - 1) * (total - done + 1) : -1.0});
         const std::string instance = instance_name(options.run_id, env.label, round, done);
         Stopwatch wall;
         const LaunchOutcome launched = spec.workload == kStartupWorkload
@@ -170,14 +197,16 @@ ScheduleResult run_schedule(const Plan& plan, std::vector<ScheduledEnvironment>&
         const double per_launch = clock.seconds() / done;
         if (ok) {
           consecutive_failures[index] = 0;
+          run_values[case_index * environments.size() + index].push_back(
+              spec.workload == kStartupWorkload ? launched.median : measured_sum / measured);
           const bool startup = spec.workload == kStartupWorkload;
-          log(fmt::format("round {}/{}  {}  {:<8} {:.5f} {} over {} {}  ({}/{}, ETA {})", round, plan.runs,
+          log(fmt::format("round {}/{}  {}  {:<8} {:.5f} {} over {} {}  ({}/{}, ETA {})", round, rounds,
                           spec.id(), env.label, startup ? launched.median : measured_sum / measured,
                           startup ? "s/start (median)" : "s/batch", measured, startup ? "starts" : "batches", done,
                           total, format_eta(per_launch * (total - done))));
         } else {
           ++outcome.failed_launches;
-          log(fmt::format("round {}/{}  {}  {:<8} FAILED: {}", round, plan.runs, spec.id(), env.label,
+          log(fmt::format("round {}/{}  {}  {:<8} FAILED: {}", round, rounds, spec.id(), env.label,
                           launch_record["cause"].get<std::string>()));
           if (!result.stderr_tail.empty()) log("    " + tail(result.stderr_tail, 600));
           if (++consecutive_failures[index] >= options.max_consecutive_failures) {
@@ -188,6 +217,22 @@ ScheduleResult run_schedule(const Plan& plan, std::vector<ScheduledEnvironment>&
             log(fmt::format("dropping environment {} for the rest of the run: {}", env.label, env.unavailable));
           }
         }
+      }
+    }
+    if (adaptive && round == rounds) {
+      // Only environments still running count: a dropped one cannot improve.
+      std::vector<std::vector<double>> live;
+      for (std::size_t c = 0; c < plan.cases.size(); ++c)
+        for (std::size_t e = 0; e < environments.size(); ++e)
+          if (environments[e].unavailable.empty()) live.push_back(run_values[c * environments.size() + e]);
+      const bool met = cv_target_met(live, plan.until_cv, &outcome.final_cv);
+      if (!met && rounds < plan.max_runs) {
+        ++rounds;
+        total += per_round;
+        log(fmt::format("--until-cv {:.1f}%: the highest CV over runs is {:.1f}%; adding round {} (at most {})",
+                        100 * plan.until_cv, 100 * outcome.final_cv, rounds, plan.max_runs));
+      } else {
+        outcome.cv_target_missed = !met;
       }
     }
   }

@@ -23,6 +23,13 @@ struct ScheduledEnvironment {
   std::string unavailable;  // why it cannot run, empty when it can
 };
 
+struct Progress {
+  int round = 0, rounds = 0;  // rounds may grow with --until-cv
+  std::string case_id, env;
+  int done = 0, total = 0;    // launches finished, launches planned
+  double eta_seconds = -1;    // -1 until one launch has finished
+};
+
 struct ScheduleOptions {
   std::string run_id;  // names the containers, so leftovers can be traced
   // Thread and BLAS settings given to every worker, in every environment.
@@ -32,13 +39,24 @@ struct ScheduleOptions {
   // An environment whose launches fail this many times in a row is dropped
   // for the rest of the run (a daemon that died), with the reason recorded.
   int max_consecutive_failures = 3;
+  // Before each launch, for a live progress line on a terminal.
+  std::function<void(const Progress&)> progress;
 };
 
 struct ScheduleResult {
   bool interrupted = false;
   int launches = 0;
   int failed_launches = 0;
+  int rounds = 0;  // rounds started (more than plan.runs with --until-cv)
+  // With --until-cv: the largest CV over cases and environments at the end,
+  // and whether the limit of rounds stopped the run before every CV was met.
+  double final_cv = 0;
+  bool cv_target_missed = false;
 };
+
+// The coefficient of variation of each case x environment's run values is at
+// most `target` (those with fewer than two values count as not yet met).
+bool cv_target_met(const std::vector<std::vector<double>>& run_values, double target, double* worst);
 
 ScheduleResult run_schedule(const Plan& plan, std::vector<ScheduledEnvironment>& environments,
                             ResultsWriter& results, const ScheduleOptions& options);

@@ -1,6 +1,7 @@
 #include "runtimes/environment.h"
 
 #include <algorithm>
+#include <cctype>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -28,9 +29,19 @@ bool is_environment_name(const std::string& name) {
 
 std::vector<std::string> environment_names() { return {"host", "docker", "podman", "runc", "crun"}; }
 
-EnvironmentRequest parse_environment_request(const std::string& text) {
+// "host#2": the second of two identical environments (`--envs host,host`).
+std::string without_copy_suffix(const std::string& text) {
+  const auto hash = text.rfind('#');
+  if (hash == std::string::npos || hash + 1 == text.size()) return text;
+  for (std::size_t i = hash + 1; i < text.size(); ++i)
+    if (!std::isdigit(static_cast<unsigned char>(text[i]))) return text;
+  return text.substr(0, hash);
+}
+
+EnvironmentRequest parse_environment_request(const std::string& label) {
   EnvironmentRequest r;
-  r.text = text;
+  r.text = label;
+  const std::string text = without_copy_suffix(label);
   const auto colon = text.find(':');
   r.name = text.substr(0, colon);
   if (!is_environment_name(r.name)) unknown_environment(r.name);
@@ -82,12 +93,17 @@ std::vector<EnvironmentRequest> parse_environment_list(const std::string& text) 
       groups.back() += (groups.back().find(':') == std::string::npos ? ":" : ",") + item;
     }
   }
+  // The same environment twice is measured twice, as "host" and "host#2":
+  // the null experiment, whose overhead must come out as none.
   std::vector<EnvironmentRequest> requests;
   for (const auto& g : groups) {
-    auto r = parse_environment_request(g);
-    for (const auto& existing : requests)
-      if (existing.text == r.text) throw UsageError(fmt::format("environment {} is listed twice", r.text));
-    requests.push_back(std::move(r));
+    int copies = 0;
+    for (const auto& existing : requests) copies += without_copy_suffix(existing.text) == g;
+    if (g.find('#') != std::string::npos && without_copy_suffix(g) != g)
+      throw UsageError(fmt::format("environment '{}': '#N' is how dlcbench labels repeats; list the environment "
+                                   "again instead",
+                                   g));
+    requests.push_back(parse_environment_request(copies ? fmt::format("{}#{}", g, copies + 1) : g));
   }
   return requests;
 }

@@ -22,11 +22,13 @@ struct EnvironmentRequest {
   std::map<std::string, std::string> options;
   std::string text;  // as the user wrote it; the environment's label in results
 };
-// Throws UsageError naming the valid environments or options.
+// Throws UsageError naming the valid environments or options. A "#N"
+// suffix (a repeat's label) is kept in `text` and ignored otherwise.
 EnvironmentRequest parse_environment_request(const std::string& text);
 // The value of --envs: "host,docker:cpuset=0-3,6,memory=4g,podman". A comma
 // starts a new environment only where a known environment name follows, so
-// options (and CPU lists) may hold commas.
+// options (and CPU lists) may hold commas. An environment listed again is
+// measured again, labelled "host#2".
 std::vector<EnvironmentRequest> parse_environment_list(const std::string& text);
 // host, docker, podman, runc, crun.
 std::vector<std::string> environment_names();

@@ -1,5 +1,8 @@
 #include "analysis/analysis.h"
 
+#include <cmath>
+#include <random>
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -200,6 +203,33 @@ TEST(Analysis, UnavailableEnvironmentsBecomeNotes) {
   EXPECT_TRUE(a.cases[0].overheads.empty());
   ASSERT_EQ(a.notes.size(), 1u);
   EXPECT_THAT(a.notes[0], HasSubstr("docker: daemon down"));
+}
+
+// The null experiment: one environment measured twice (`--envs host,host`,
+// labelled host and host#2). Run values are drawn from one distribution,
+// log-normal with a 6% spread (the CV of run means on our shared 2-core
+// machine), 20 runs each, as a run writes them.
+Analysis null_experiment(std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::lognormal_distribution<double> seconds(std::log(0.2), 0.06);
+  json m = manifest_with({"host", "host#2"});
+  std::vector<json> r;
+  for (int round = 1; round <= 20; ++round)
+    for (const char* env : {"host", "host#2"}) add_launch(r, env, round, {seconds(rng)});
+  return analyze(m, r);
+}
+
+TEST(NullExperiment, FalseAlarmRateIsTheTestsFivePercent) {
+  // 2000 seeded repetitions: a 5% test gives 100 +- 9.7 (binomial sd) false
+  // alarms; 3 sd either side is 71..129. (Over 20,000 seeds the verdict says
+  // "slower" or "faster" in 5.05%. Twenty repetitions are too few to test a
+  // 5% rate: a correct test has 3 or more alarms in 20 with probability
+  // 7.5%, and seeds 1..20 are such a draw, with 3.)
+  int alarms = 0;
+  for (std::uint64_t seed = 1000; seed < 3000; ++seed)
+    alarms += null_experiment(seed).cases[0].overheads[0].verdict.rfind("no measurable overhead", 0) != 0;
+  EXPECT_GE(alarms, 71);
+  EXPECT_LE(alarms, 129);
 }
 
 TEST(Verdict, SaysWhatTheIntervalShows) {

@@ -1,4 +1,5 @@
 #include "orchestrator/plan.h"
+#include "orchestrator/scheduler.h"
 
 #include <algorithm>
 
@@ -85,6 +86,18 @@ TEST(Plan, StartupIsOneCaseWithItsOwnCountsWhateverTheBackEndsAndBatches) {
   EXPECT_EQ(cases[1].id(), "fcn5/torch/cpu/b8");
   r.starts = 0;
   EXPECT_THAT(error_of<UsageError>([&] { expand_cases(r); }), HasSubstr("--starts must be at least 1"));
+}
+
+TEST(UntilCv, MetOnlyWhenEveryCaseAndEnvironmentIsAtOrBelowTheTarget) {
+  double worst = 0;
+  // CV of {1, 1.02}: stddev 0.01414 / mean 1.01 = 1.40%.
+  EXPECT_TRUE(cv_target_met({{1.0, 1.02}, {2.0, 2.0}}, 0.02, &worst));
+  EXPECT_NEAR(worst, 0.014142 / 1.01, 1e-5);
+  // CV of {1, 1.2}: 0.1414 / 1.1 = 12.9%.
+  EXPECT_FALSE(cv_target_met({{1.0, 1.02}, {1.0, 1.2}}, 0.02, &worst));
+  EXPECT_NEAR(worst, 0.141421 / 1.1, 1e-5);
+  // One value has no CV yet: not met.
+  EXPECT_FALSE(cv_target_met({{1.0}}, 0.5, nullptr));
 }
 
 TEST(Plan, ACaseListedTwiceIsAnError) {

@@ -64,7 +64,11 @@ TEST(EnvironmentList, CommasSeparateEnvironmentsOnlyBeforeAKnownName) {
                                  "podman"));
   EXPECT_EQ(list[1].options.at("cpuset"), "0-3,6");
   EXPECT_EQ(list[1].options.at("shm"), "1g");
-  EXPECT_THAT(error_of<UsageError>([] { parse_environment_list("host,docker,host"); }), HasSubstr("listed twice"));
+  std::vector<std::string> repeated;
+  for (const auto& r : parse_environment_list("host,docker,host,host")) repeated.push_back(r.text);
+  EXPECT_THAT(repeated, ElementsAre("host", "docker", "host#2", "host#3"));
+  EXPECT_EQ(parse_environment_request("docker:cpus=1#2").options.at("cpus"), "1");
+  EXPECT_THAT(error_of<UsageError>([] { parse_environment_list("host#2"); }), HasSubstr("labels repeats"));
   EXPECT_THAT(error_of<UsageError>([] { parse_environment_list("host,dockr:cpus=1"); }),
               HasSubstr("unknown environment 'dockr'"));
   EXPECT_THAT(error_of<UsageError>([] { parse_environment_list("host,7"); }), HasSubstr("unknown environment '7'"));

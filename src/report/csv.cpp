@@ -1,0 +1,81 @@
+#include "report/csv.h"
+
+#include <cmath>
+#include <iterator>
+#include <map>
+
+namespace dlcbench {
+namespace {
+
+// A JSON value as a cell: strings as they are, numbers in their shortest
+// exact form, nothing for a missing or null value.
+std::string cell(const nlohmann::json& record, const char* key) {
+  if (!record.is_object()) return "";
+  const auto it = record.find(key);
+  if (it == record.end() || it->is_null()) return "";
+  if (it->is_string()) return it->get<std::string>();
+  if (it->is_number_float() && !std::isfinite(it->get<double>())) return "";
+  return it->dump();
+}
+
+}  // namespace
+
+const std::vector<std::string>& samples_csv_columns() {
+  static const std::vector<std::string> columns = {"run_id", "case",    "workload", "backend",     "device",
+                                                   "batch",  "input",   "env",      "round",       "phase",
+                                                   "iter",   "seconds", "loss",     "read_seconds"};
+  return columns;
+}
+
+std::string csv_field(const std::string& text) {
+  if (text.find_first_of(",\"\r\n") == std::string::npos) return text;
+  // push_back throughout: GCC 12 warns falsely (-Wrestrict) on string + char.
+  std::string out;
+  out.reserve(text.size() + 2);
+  out.push_back('"');
+  for (char ch : text) {
+    if (ch == '"') out.push_back('"');
+    out.push_back(ch);
+  }
+  out.push_back('"');
+  return out;
+}
+
+void write_samples_csv(std::ostream& out, const nlohmann::json& manifest, const std::vector<nlohmann::json>& records) {
+  const auto& columns = samples_csv_columns();
+  for (std::size_t i = 0; i < columns.size(); ++i) out << (i ? "," : "") << columns[i];
+  out << "\n";
+
+  const std::string run_id = cell(manifest, "run_id");
+  std::map<std::string, const nlohmann::json*> cases;
+  const nlohmann::json::json_pointer plan_cases("/plan/cases");
+  if (manifest.is_object() && manifest.contains(plan_cases) && manifest.at(plan_cases).is_array())
+    for (const auto& c : manifest.at(plan_cases))
+      if (c.is_object() && c.contains("id") && c.at("id").is_string()) cases.emplace(c.at("id").get<std::string>(), &c);
+  static const nlohmann::json kNoCase = nlohmann::json::object();
+
+  for (const auto& r : records) {
+    if (!r.is_object() || r.value("type", "") != "sample") continue;
+    const std::string case_id = cell(r, "case");
+    const auto found = cases.find(case_id);
+    const nlohmann::json& c = found == cases.end() ? kNoCase : *found->second;
+    const std::string fields[] = {run_id,
+                                  case_id,
+                                  cell(c, "workload"),
+                                  cell(c, "backend"),
+                                  cell(c, "device"),
+                                  cell(c, "batch"),
+                                  cell(c, "input"),
+                                  cell(r, "env"),
+                                  cell(r, "round"),
+                                  cell(r, "phase"),
+                                  cell(r, "iter"),
+                                  cell(r, "seconds"),
+                                  cell(r, "loss"),
+                                  cell(r, "read_seconds")};
+    for (std::size_t i = 0; i < std::size(fields); ++i) out << (i ? "," : "") << csv_field(fields[i]);
+    out << "\n";
+  }
+}
+
+}  // namespace dlcbench

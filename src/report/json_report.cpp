@@ -1,0 +1,121 @@
+#include "report/json_report.h"
+
+#include <cmath>
+
+#include "report/markdown.h"
+
+namespace dlcbench {
+namespace {
+
+using json = nlohmann::json;
+
+// NaN and infinities have no JSON form: null.
+json number(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
+
+json numbers(const std::vector<double>& xs) {
+  json out = json::array();
+  for (double x : xs) out.push_back(number(x));
+  return out;
+}
+
+json percent(double ratio) { return number(100 * (ratio - 1)); }
+
+json summary_json(const Summary& s) {
+  return {{"n", s.n},
+          {"mean", number(s.mean)},
+          {"median", number(s.median)},
+          {"stddev", number(s.stddev)},
+          {"min", number(s.min)},
+          {"max", number(s.max)},
+          {"cv", number(s.cv)},
+          {"ci95_low", number(s.ci95_low)},
+          {"ci95_high", number(s.ci95_high)}};
+}
+
+json env_json(const EnvironmentStats& e) {
+  json j;
+  j["env"] = e.env;
+  j["runs"] = summary_json(e.runs);
+  j["batches"] = summary_json(e.batches);
+  j["run_values"] = numbers(e.run_values);
+  j["outlier_runs"] = e.outlier_runs;
+  j["batch_seconds"] = numbers(e.batch_seconds);
+  j["warmup_seconds"] = numbers(e.warmup_seconds);
+  j["warmup_count"] = e.warmup_seconds.size();
+  j["failed_launches"] = e.failed_launches;
+  j["failures"] = e.failures;
+  j["fingerprint"] = e.fingerprint ? *e.fingerprint : json(nullptr);
+  j["fingerprint_changes"] = e.fingerprint_changes;
+  j["first_loss"] = e.first_loss ? number(*e.first_loss) : json(nullptr);
+  j["last_loss"] = e.last_loss ? number(*e.last_loss) : json(nullptr);
+  j["dataset"] = e.dataset.empty() ? json(nullptr) : json(e.dataset);
+  j["in_container"] = e.in_container;
+  return j;
+}
+
+json mismatch_json(const Mismatch& m) {
+  return {{"field", m.field},
+          {"baseline_value", m.baseline_value},
+          {"other_value", m.other_value},
+          {"requested", m.requested},
+          {"blocking", m.blocking},
+          {"fix", m.fix}};
+}
+
+json overhead_json(const Overhead& o) {
+  const RatioEstimate& r = o.estimate;
+  json j;
+  j["env"] = o.env;
+  j["ratio"] = number(r.ratio);
+  j["ci95_low"] = number(r.ci95_low);
+  j["ci95_high"] = number(r.ci95_high);
+  j["percent"] = percent(r.ratio);
+  j["percent_ci95_low"] = percent(r.ci95_low);
+  j["percent_ci95_high"] = percent(r.ci95_high);
+  j["t"] = number(r.test.t);
+  j["df"] = number(r.test.df);
+  j["p_value"] = number(r.test.p_value);
+  j["verdict"] = o.verdict;
+  j["mann_whitney"] = {{"u", number(o.rank_test.u)}, {"p_value", number(o.rank_test.p_value)},
+                       {"exact", o.rank_test.exact}};
+  j["compared"] = o.compared;
+  j["mismatch_allowed"] = o.mismatch_allowed;
+  j["mismatches"] = json::array();
+  for (const auto& m : o.mismatches) j["mismatches"].push_back(mismatch_json(m));
+  return j;
+}
+
+json manifest_field(const json& manifest, const char* key) {
+  if (!manifest.is_object() || !manifest.contains(key)) return nullptr;
+  return manifest.at(key);
+}
+
+}  // namespace
+
+json analysis_json(const Analysis& analysis, const json& manifest) {
+  json j;
+  j["schema_version"] = kAnalysisJsonSchemaVersion;
+  j["run_id"] = manifest_field(manifest, "run_id");
+  j["status"] = manifest_field(manifest, "status");
+  j["baseline"] = analysis.baseline;
+  j["comparable"] = analysis.comparable;
+  j["allow_mismatch"] = analysis.allow_mismatch;
+  j["methods"] = kReportMethods;
+  j["notes"] = analysis.notes;
+  j["cases"] = json::array();
+  for (const auto& c : analysis.cases) {
+    json cj;
+    cj["case"] = c.case_id;
+    cj["unit"] = c.unit;
+    cj["startup"] = c.startup;
+    cj["run_statistic"] = c.run_statistic;
+    cj["envs"] = json::array();
+    for (const auto& e : c.envs) cj["envs"].push_back(env_json(e));
+    cj["overheads"] = json::array();
+    for (const auto& o : c.overheads) cj["overheads"].push_back(overhead_json(o));
+    j["cases"].push_back(std::move(cj));
+  }
+  return j;
+}
+
+}  // namespace dlcbench

@@ -1,0 +1,31 @@
+// The analysis as JSON (analysis.json): every figure of the reports, for
+// other tools. Undefined quantities (NaN: a CI with fewer than two runs) are
+// null.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include "analysis/analysis.h"
+
+namespace dlcbench {
+
+inline constexpr int kAnalysisJsonSchemaVersion = 1;
+
+// {"schema_version": 1, "run_id", "status", "baseline", "comparable",
+//  "allow_mismatch", "methods", "notes": [...],
+//  "cases": [{"case", "unit", "startup", "run_statistic",
+//             "envs": [{"env", "runs": {n, mean, median, stddev, min, max, cv,
+//                       ci95_low, ci95_high}, "batches": {...}, "run_values",
+//                       "batch_seconds", "warmup_seconds", "warmup_count",
+//                       "failed_launches", "failures", "fingerprint",
+//                       "fingerprint_changes", "first_loss", "last_loss",
+//                       "dataset", "in_container"}],
+//             "overheads": [{"env", "ratio", "ci95_low", "ci95_high",
+//                            "percent", "percent_ci95_low", "percent_ci95_high",
+//                            "t", "df", "p_value", "verdict", "compared",
+//                            "mismatch_allowed", "mismatches": [{"field",
+//                            "baseline_value", "other_value", "requested",
+//                            "blocking", "fix"}]}]}]}
+nlohmann::json analysis_json(const Analysis& analysis, const nlohmann::json& manifest);
+
+}  // namespace dlcbench

@@ -1,0 +1,427 @@
+#include "report/markdown.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <sstream>
+#include <string_view>
+
+namespace dlcbench {
+namespace {
+
+bool finite(double v) { return std::isfinite(v); }
+
+std::string text_of(const nlohmann::json& manifest, const char* key) {
+  if (!manifest.is_object() || !manifest.contains(key)) return "?";
+  const auto& v = manifest.at(key);
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_null()) return "?";
+  return v.dump();
+}
+
+// One argument as a POSIX shell would need it to read it back.
+std::string shell_quote(const std::string& arg) {
+  if (arg.empty()) return "''";
+  bool plain = true;
+  for (char ch : arg) {
+    const auto u = static_cast<unsigned char>(ch);
+    if (!(std::isalnum(u) || std::string_view("-_./:=,+@%").find(ch) != std::string_view::npos)) plain = false;
+  }
+  if (plain) return arg;
+  std::string out = "'";
+  for (char ch : arg) out += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
+  return out + "'";
+}
+
+std::string command_line(const nlohmann::json& manifest) {
+  if (!manifest.is_object() || !manifest.contains("command_line")) return "?";
+  const auto& c = manifest.at("command_line");
+  if (c.is_string()) return c.get<std::string>();
+  if (!c.is_array()) return c.dump();
+  std::string out;
+  for (const auto& a : c) {
+    if (!out.empty()) out += ' ';
+    out += shell_quote(a.is_string() ? a.get<std::string>() : a.dump());
+  }
+  return out;
+}
+
+const Overhead* find_overhead(const CaseAnalysis& c, const std::string& env) {
+  for (const auto& o : c.overheads)
+    if (o.env == env) return &o;
+  return nullptr;
+}
+
+// The verdict without its parenthesis (the interval and p are in the
+// overhead cell beside it): "slower by 3.1%", "no measurable overhead".
+std::string short_verdict(const std::string& verdict) {
+  const auto cut = verdict.find(" (");
+  return cut == std::string::npos ? verdict : verdict.substr(0, cut);
+}
+
+std::string overhead_cell(const Overhead& o) {
+  if (!o.compared) return "not compared";
+  const auto& r = o.estimate;
+  std::string out = format_percent_change(r.ratio);
+  if (finite(r.ci95_low) && finite(r.ci95_high))
+    out += fmt::format(" (95% CI {} .. {}", format_percent_change(r.ci95_low), format_percent_change(r.ci95_high));
+  else
+    out += " (95% CI n/a";
+  if (finite(r.test.p_value)) out += fmt::format(", p = {:.2g}", r.test.p_value);
+  return out + ")";
+}
+
+std::string verdict_cell(const Overhead& o) {
+  if (!o.compared) return "NOT COMPARED: not like for like";
+  std::string v = short_verdict(o.verdict);
+  if (o.mismatch_allowed) v = "MISMATCH ALLOWED: " + v;
+  return v;
+}
+
+// Environments of the cases of one kind, in the plan's order.
+std::vector<std::string> environments_of(const Analysis& a, bool startup) {
+  std::vector<std::string> envs;
+  for (const auto& c : a.cases) {
+    if (c.startup != startup) continue;
+    for (const auto& e : c.envs)
+      if (std::find(envs.begin(), envs.end(), e.env) == envs.end()) envs.push_back(e.env);
+  }
+  return envs;
+}
+
+// ---- Markdown text ----------------------------------------------------------
+
+// Escapes what Markdown (CommonMark, GitHub tables) would read as markup.
+// An underscore inside a word (OMP_NUM_THREADS) is left alone: it cannot
+// start emphasis there, and the raw text stays readable.
+std::string md_escape(const std::string& s) {
+  auto word = [&](std::size_t i) { return i < s.size() && std::isalnum(static_cast<unsigned char>(s[i])); };
+  std::string out;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const char ch = s[i];
+    if (ch == '_' && i > 0 && word(i - 1) && word(i + 1)) {
+      out += ch;
+      continue;
+    }
+    switch (ch) {
+      case '\\':
+      case '`':
+      case '*':
+      case '_':
+      case '[':
+      case ']':
+      case '<':
+      case '>':
+      case '|':
+      case '#':
+        out += '\\';
+        out += ch;
+        break;
+      case '\n':
+      case '\r':
+        out += ' ';
+        break;
+      default:
+        out += ch;
+    }
+  }
+  return out;
+}
+
+// A code span that holds any text: fenced by more backticks than it contains.
+std::string md_code(const std::string& s) {
+  std::size_t longest = 0, run = 0;
+  for (char ch : s) {
+    run = ch == '`' ? run + 1 : 0;
+    longest = std::max(longest, run);
+  }
+  std::string flat = s;
+  for (char& ch : flat)
+    if (ch == '\n' || ch == '\r') ch = ' ';
+  const std::string fence(longest + 1, '`');
+  const bool pad = !flat.empty() && (flat.front() == '`' || flat.back() == '`');
+  return fence + (pad ? " " : "") + flat + (pad ? " " : "") + fence;
+}
+
+void md_table(std::string& out, const TextTable& t) {
+  out += "|";
+  for (const auto& h : t.header) out += " " + md_escape(h) + " |";
+  out += "\n|";
+  for (std::size_t i = 0; i < t.header.size(); ++i) out += i < t.numeric.size() && t.numeric[i] ? "---:|" : "---|";
+  out += "\n";
+  for (const auto& row : t.rows) {
+    out += "|";
+    for (const auto& cell : row) out += " " + md_escape(cell) + " |";
+    out += "\n";
+  }
+}
+
+}  // namespace
+
+std::string format_seconds(double v) { return finite(v) ? fmt::format("{:.5f}", v) : "n/a"; }
+
+std::string format_percent_change(double ratio) {
+  if (!finite(ratio)) return "n/a";
+  const double percent = 100 * (ratio - 1);
+  return std::fabs(percent) < 0.05 ? "+0.0%" : fmt::format("{:+.1f}%", percent);  // never "-0.0%"
+}
+
+std::string format_mean_ci(const Summary& s) {
+  if (s.n == 0 || !finite(s.mean)) return "n/a";
+  if (!finite(s.ci95_low) || !finite(s.ci95_high)) return format_seconds(s.mean) + " (n/a)";
+  return fmt::format("{} ({} .. {})", format_seconds(s.mean), format_seconds(s.ci95_low), format_seconds(s.ci95_high));
+}
+
+std::vector<std::pair<std::string, std::string>> run_facts(const Analysis& analysis, const nlohmann::json& manifest) {
+  return {{"Run", text_of(manifest, "run_id")},
+          {"Status", text_of(manifest, "status")},
+          {"Started", text_of(manifest, "started_at")},
+          {"Ended", text_of(manifest, "ended_at")},
+          {"Command", command_line(manifest)},
+          {"Baseline", analysis.baseline.empty() ? "?" : analysis.baseline},
+          {"Methods", kReportMethods}};
+}
+
+std::string status_warning(const nlohmann::json& manifest) {
+  const std::string status = text_of(manifest, "status");
+  if (status == "interrupted")
+    return "INTERRUPTED: the run was stopped before it finished. The figures use only the launches that "
+           "completed; cases and environments may have fewer runs than planned, or none.";
+  if (status == "running")
+    return "The manifest still says \"running\": the run is going on, or was killed before it could record its "
+           "end. The figures use only the launches that completed.";
+  if (status == "not comparable")
+    return "NOT COMPARABLE: the environments would not run like for like, so nothing was measured (the "
+           "differences the preflight found are listed below).";
+  if (status == "?") return "The manifest records no status.";
+  return "";
+}
+
+std::vector<std::string> preflight_lines(const nlohmann::json& manifest) {
+  std::vector<std::string> lines;
+  if (!manifest.is_object() || !manifest.contains("preflight") || !manifest.at("preflight").is_object()) return lines;
+  const std::string baseline = manifest.value(nlohmann::json::json_pointer("/plan/baseline"), std::string("baseline"));
+  auto str = [](const nlohmann::json& m, const char* key) {
+    if (!m.contains(key)) return std::string("?");
+    const auto& v = m.at(key);
+    return v.is_string() ? v.get<std::string>() : v.dump();
+  };
+  for (const auto& [env, list] : manifest.at("preflight").items()) {
+    if (!list.is_array()) continue;
+    for (const auto& m : list) {
+      if (!m.is_object()) continue;
+      const bool requested = m.value("requested", false), blocking = m.value("blocking", true);
+      const char* how = requested  ? "asked for"
+                        : blocking ? "not asked for"
+                                   : "not asked for, cannot change the speed by itself";
+      lines.push_back(fmt::format("{}: {}: {} has {}, {} has {} ({})", env, str(m, "field"), baseline,
+                                  str(m, "baseline"), env, str(m, "value"), how));
+    }
+  }
+  return lines;
+}
+
+TextTable summary_table(const Analysis& analysis, bool startup) {
+  TextTable t;
+  const auto envs = environments_of(analysis, startup);
+  const std::string unit = startup ? "s/start" : "s/batch";
+  t.header.push_back("case");
+  t.numeric.push_back(false);
+  for (const auto& e : envs) {
+    t.header.push_back(fmt::format("{}, {} (95% CI)", e, unit));
+    t.numeric.push_back(true);
+  }
+  for (const auto& e : envs) {
+    if (e == analysis.baseline) continue;
+    t.header.push_back(fmt::format("{} vs {}: overhead (95% CI)", e, analysis.baseline));
+    t.header.push_back(fmt::format("{} vs {}: verdict", e, analysis.baseline));
+    t.numeric.push_back(true);
+    t.numeric.push_back(false);
+  }
+  for (const auto& c : analysis.cases) {
+    if (c.startup != startup) continue;
+    std::vector<std::string> row{c.case_id};
+    for (const auto& e : envs) {
+      const EnvironmentStats* s = find_environment(c, e);
+      row.push_back(s ? format_mean_ci(s->runs) : "n/a");
+    }
+    const EnvironmentStats* base = find_environment(c, analysis.baseline);
+    const bool base_has_data = base && !base->run_values.empty();
+    for (const auto& e : envs) {
+      if (e == analysis.baseline) continue;
+      if (const Overhead* o = find_overhead(c, e)) {
+        row.push_back(overhead_cell(*o));
+        row.push_back(verdict_cell(*o));
+        continue;
+      }
+      const EnvironmentStats* s = find_environment(c, e);
+      row.push_back("n/a");
+      if (!base_has_data)
+        row.push_back(fmt::format("no data for {}", analysis.baseline));
+      else if (s && s->failed_launches)
+        row.push_back(
+            fmt::format("no data: {} failed launch{}", s->failed_launches, s->failed_launches == 1 ? "" : "es"));
+      else
+        row.push_back("no data");
+    }
+    t.rows.push_back(std::move(row));
+  }
+  return t;
+}
+
+// "none", or the flagged run values by round order: "0.31234 0.29911".
+static std::string outliers(const EnvironmentStats& e) {
+  if (e.outlier_runs.empty()) return "none";
+  std::vector<std::string> values;
+  for (auto i : e.outlier_runs)
+    if (i < e.run_values.size()) values.push_back(format_seconds(e.run_values[i]));
+  return fmt::format("{}", fmt::join(values, " "));
+}
+
+TextTable detail_table(const CaseAnalysis& c) {
+  TextTable t;
+  const std::string batches = c.startup ? "starts" : "batches";
+  t.header = {"env",
+              "runs",
+              batches,
+              "mean",
+              "median",
+              "stddev",
+              "min",
+              "max",
+              "CV",
+              "95% CI of mean",
+              "warm-up " + batches,
+              "failed launches",
+              "outlier runs (kept)",
+              "data"};
+  t.numeric = {false, true, true, true, true, true, true, true, true, true, true, true, false, false};
+  for (const auto& e : c.envs) {
+    const Summary& s = e.runs;
+    std::string data = e.dataset;
+    if (e.fingerprint) {
+      if (!data.empty()) data += ", ";
+      data += e.in_container ? "in container" : "not in container";
+    }
+    const std::string ci = finite(s.ci95_low) && finite(s.ci95_high)
+                               ? fmt::format("{} .. {}", format_seconds(s.ci95_low), format_seconds(s.ci95_high))
+                               : "n/a";
+    const std::string cv = s.n > 0 && finite(s.cv) ? fmt::format("{:.1f}%", 100 * s.cv) : "n/a";
+    t.rows.push_back({e.env, std::to_string(s.n), std::to_string(e.batch_seconds.size()),
+                      s.n ? format_seconds(s.mean) : "n/a", s.n ? format_seconds(s.median) : "n/a",
+                      s.n ? format_seconds(s.stddev) : "n/a", s.n ? format_seconds(s.min) : "n/a",
+                      s.n ? format_seconds(s.max) : "n/a", cv, ci, std::to_string(e.warmup_seconds.size()),
+                      std::to_string(e.failed_launches), outliers(e), data.empty() ? "n/a" : data});
+  }
+  return t;
+}
+
+std::vector<ComparisonLines> comparison_lines(const CaseAnalysis& c, const std::string& baseline) {
+  std::vector<ComparisonLines> out;
+  for (const auto& o : c.overheads) {
+    ComparisonLines l;
+    l.compared = o.compared;
+    l.mismatch_allowed = o.mismatch_allowed;
+    if (!o.compared) {
+      l.headline = fmt::format("{} vs {}: NOT COMPARED, the environments did not run like for like:", o.env, baseline);
+    } else {
+      const std::string ratio = finite(o.estimate.ratio) ? fmt::format("{:.4f}", o.estimate.ratio) : "n/a";
+      l.headline =
+          fmt::format("{} vs {}: ratio {}, {}  [Fieller CI, Welch t-test; Mann-Whitney p = {}]{}", o.env, baseline,
+                      ratio, o.verdict,
+                      finite(o.rank_test.p_value) ? fmt::format("{:.2g}", o.rank_test.p_value) : "n/a",
+                      o.mismatch_allowed ? "  MISMATCH ALLOWED: not like for like (--allow-mismatch)" : "");
+    }
+    // The console's wording, one line per mismatch.
+    std::istringstream lines(describe_mismatches(o.mismatches, baseline, o.env));
+    for (std::string line; std::getline(lines, line);) {
+      const auto start = line.find_first_not_of(' ');
+      if (start != std::string::npos) l.details.push_back(line.substr(start));
+    }
+    out.push_back(std::move(l));
+  }
+  return out;
+}
+
+std::vector<std::string> failure_lines(const CaseAnalysis& c) {
+  std::vector<std::string> out;
+  for (const auto& e : c.envs)
+    for (const auto& f : e.failures) out.push_back(fmt::format("{} failed, {}", e.env, f));
+  return out;
+}
+
+std::string case_caption(const CaseAnalysis& c) {
+  return fmt::format("{}; statistics over runs, each run the {} of its measured {}", c.unit, c.run_statistic,
+                     c.startup ? "starts" : "batches");
+}
+
+std::string render_markdown(const Analysis& analysis, const nlohmann::json& manifest) {
+  std::string out;
+  const auto facts = run_facts(analysis, manifest);
+  out += fmt::format("# dlcbench report: run {}\n\n", md_escape(facts[0].second));
+  const std::string warning = status_warning(manifest);
+  if (!warning.empty()) out += fmt::format("> **{}**\n\n", md_escape(warning));
+  for (const auto& [key, value] : facts) {
+    if (key == "Command")
+      out += fmt::format("- **{}:** {}\n", key, md_code(value));
+    else
+      out += fmt::format("- **{}:** {}\n", key, md_escape(value));
+  }
+  if (analysis.allow_mismatch)
+    out += "- **Allow mismatch:** yes (--allow-mismatch): comparisons that are not like for like are marked\n";
+  out +=
+      "\nEach run is one launch of the worker; its figure is the mean of its measured batches (for start-up, the "
+      "median of its starts). Means, confidence intervals and tests are over runs.\n";
+
+  if (const auto preflight = preflight_lines(manifest); !preflight.empty()) {
+    out += "\n## Preflight differences\n\n";
+    for (const auto& l : preflight) out += fmt::format("- {}\n", md_escape(l));
+  }
+
+  const bool any_training =
+      std::any_of(analysis.cases.begin(), analysis.cases.end(), [](const auto& c) { return !c.startup; });
+  const bool any_startup =
+      std::any_of(analysis.cases.begin(), analysis.cases.end(), [](const auto& c) { return c.startup; });
+  out += "\n## Summary: training\n\n";
+  if (any_training) {
+    out +=
+        "Mean seconds per batch with its 95% CI per environment; overhead = change of the mean against "
+        "the baseline.\n\n";
+    md_table(out, summary_table(analysis, false));
+  } else {
+    out += "No training cases in this run.\n";
+  }
+  if (any_startup) {
+    out +=
+        "\n## Summary: container start-up\n\nApart from training: a static program that exits at once, timed "
+        "from the orchestrator; each run is the median of its starts.\n\n";
+    md_table(out, summary_table(analysis, true));
+  }
+
+  if (!analysis.cases.empty()) out += "\n## Details\n";
+  for (bool startup : {false, true}) {
+    for (const auto& c : analysis.cases) {
+      if (c.startup != startup) continue;
+      out += fmt::format("\n### {}\n\n{}\n\n", md_escape(c.case_id), md_escape(case_caption(c)));
+      md_table(out, detail_table(c));
+      const auto comparisons = comparison_lines(c, analysis.baseline);
+      const auto failures = failure_lines(c);
+      if (!comparisons.empty() || !failures.empty()) out += "\n";
+      for (const auto& l : comparisons) {
+        out += fmt::format("- {}\n", md_escape(l.headline));
+        for (const auto& d : l.details) out += fmt::format("  - {}\n", md_escape(d));
+      }
+      for (const auto& f : failures) out += fmt::format("- {}\n", md_escape(f));
+    }
+  }
+
+  if (!analysis.notes.empty()) {
+    out += "\n## Notes\n\n";
+    for (const auto& n : analysis.notes) out += fmt::format("- {}\n", md_escape(n));
+  }
+  return out;
+}
+
+}  // namespace dlcbench

@@ -1,0 +1,143 @@
+// `dlcbench report` and `dlcbench compare` on real and damaged result
+// folders, adaptive repetition, and the same environment measured twice.
+#include <fstream>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "../unit/test_files.h"
+#include "core/process.h"
+#include "test_support.h"
+
+namespace dlcbench {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+using json = nlohmann::json;
+using testing::run_dlcbench;
+using testing::TempDir;
+
+// A quick real run: the startup workload on the host, twice over.
+std::filesystem::path startup_run(const TempDir& dir, const std::string& name, const std::string& seed = "7") {
+  auto r = run_dlcbench({"run", "--workloads", "startup", "--envs", "host,host", "--runs", "3", "--starts", "3",
+                         "--seed", seed, "--out", (dir / name).string()});
+  EXPECT_EQ(r.exit_code, 0) << r.err << r.out;
+  return testing::only_run_dir(dir / name);
+}
+
+TEST(Report, TheSameEnvironmentTwiceIsMeasuredTwiceUnderTwoLabels) {
+  TempDir dir;
+  const auto run = startup_run(dir, "a");
+  const auto manifest = json::parse(std::ifstream(run / "manifest.json"));
+  EXPECT_EQ(manifest["plan"]["environments"], json({"host", "host#2"}));
+  int measured_twice = 0;
+  for (const auto& r : testing::read_records(run))
+    measured_twice += r.value("env", "") == "host#2" && r.value("type", "") == "sample";
+  EXPECT_EQ(measured_twice, 3 * 4);  // 3 rounds of one warm-up and 3 timed starts
+  auto report = run_dlcbench({"report", run.string()});
+  EXPECT_EQ(report.exit_code, 0) << report.err;
+  EXPECT_THAT(report.out, HasSubstr("host#2 vs host: ratio"));
+}
+
+TEST(Report, EveryFormatFromTheFilesAlone) {
+  TempDir dir;
+  const auto run = startup_run(dir, "a");
+  for (const std::string format : {"console", "md", "csv", "json", "html"}) {
+    const auto file = dir / ("report." + format);
+    auto r = run_dlcbench({"report", run.string(), "--format", format, "--output", file.string()});
+    ASSERT_EQ(r.exit_code, 0) << format << ": " << r.err;
+    std::ifstream in(file);
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    EXPECT_FALSE(text.empty()) << format;
+    if (format == "json") {
+      EXPECT_EQ(json::parse(text)["cases"].size(), 1u);
+    }
+    if (format == "csv") {
+      EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 1 + 2 * 3 * 4);
+    }
+    if (format == "html") {
+      EXPECT_THAT(text, HasSubstr("<svg"));
+    }
+  }
+  auto bad = run_dlcbench({"report", run.string(), "--format", "pdf"});
+  EXPECT_NE(bad.exit_code, 0);
+}
+
+TEST(Report, AnInterruptedRunIsReportedAsSuch) {
+  TempDir dir;
+  const auto run = startup_run(dir, "a");
+  auto manifest = json::parse(std::ifstream(run / "manifest.json"));
+  manifest["status"] = "interrupted";
+  std::ofstream(run / "manifest.json") << manifest.dump();
+  // And its last line cut short, as a kill in the middle of a write leaves it.
+  std::ofstream(run / "results.jsonl", std::ios::app) << R"({"type":"sample","env":"host","ro)";
+  auto r = run_dlcbench({"report", run.string()});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("(interrupted)"));
+  EXPECT_THAT(r.out, HasSubstr("the run was interrupted"));
+  EXPECT_THAT(r.out, HasSubstr("results.jsonl line"));
+  EXPECT_THAT(r.out, HasSubstr("host#2 vs host"));  // everything readable is still reported
+}
+
+TEST(Report, DamagedFoldersGetAClearError) {
+  TempDir dir;
+  auto missing = run_dlcbench({"report", (dir / "nowhere").string()});
+  EXPECT_EQ(missing.exit_code, 1);
+  EXPECT_THAT(missing.err, HasSubstr("nowhere is not a folder"));
+
+  std::filesystem::create_directories(dir / "empty");
+  auto empty = run_dlcbench({"report", (dir / "empty").string()});
+  EXPECT_THAT(empty.err, HasSubstr("manifest.json is missing"));
+
+  const auto run = startup_run(dir, "a");
+  auto manifest = json::parse(std::ifstream(run / "manifest.json"));
+  manifest["schema_version"] = 99;
+  std::ofstream(run / "manifest.json") << manifest.dump();
+  auto newer = run_dlcbench({"report", run.string()});
+  EXPECT_EQ(newer.exit_code, 1);
+  EXPECT_THAT(newer.err, HasSubstr("format version 99, newer than this dlcbench reads (1)"));
+
+  manifest["schema_version"] = 1;
+  std::ofstream(run / "manifest.json") << manifest.dump();
+  std::ofstream(run / "results.jsonl", std::ios::app)
+      << R"({"type":"sample","env":"host","round":1,"case":"vgg16/torch/cpu/b64","phase":"measured","seconds":1.0})"
+      << "\n";
+  auto unknown = run_dlcbench({"report", run.string()});
+  EXPECT_EQ(unknown.exit_code, 0) << unknown.err;
+  EXPECT_THAT(unknown.out, HasSubstr("1 sample(s) of cases or environments the manifest's plan does not list"));
+  EXPECT_THAT(unknown.out, HasSubstr("case vgg16/torch/cpu/b64 in host"));
+}
+
+TEST(Compare, TwoRunsCaseByCase) {
+  TempDir dir;
+  const auto a = startup_run(dir, "a", "1");
+  const auto b = startup_run(dir, "b", "2");
+  auto r = run_dlcbench({"compare", a.string(), b.string()});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("B relative to A"));
+  EXPECT_THAT(r.out, HasSubstr("startup"));
+  EXPECT_THAT(r.out, HasSubstr("host#2"));
+  auto missing = run_dlcbench({"compare", a.string(), (dir / "nowhere").string()});
+  EXPECT_EQ(missing.exit_code, 1);
+}
+
+TEST(UntilCv, AddsRoundsWhileTheSpreadIsAboveTheTargetUpToTheLimit) {
+  TempDir dir;
+  auto r = run_dlcbench({"run", "--workloads", "startup", "--envs", "host", "--runs", "2", "--starts", "2",
+                         "--until-cv", "0.0001%", "--max-runs", "4", "--out", dir.path().string()});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("adding round 3"));
+  EXPECT_THAT(r.err, HasSubstr("after 4 rounds (--max-runs) the highest CV"));
+  const auto manifest = json::parse(std::ifstream(testing::only_run_dir(dir.path()) / "manifest.json"));
+  EXPECT_EQ(manifest["rounds"], 4);
+  EXPECT_EQ(manifest["round_orders"].size(), 4u);
+  EXPECT_FALSE(manifest["until_cv"]["met"].get<bool>());
+
+  auto bad = run_dlcbench({"run", "--envs", "host", "--until-cv", "lots", "--out", dir.path().string()});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_THAT(bad.err, HasSubstr("--until-cv lots: give a coefficient of variation such as 2%"));
+}
+
+}  // namespace
+}  // namespace dlcbench
