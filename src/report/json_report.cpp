@@ -42,6 +42,7 @@ json env_json(const EnvironmentStats& e) {
   j["batch_seconds"] = numbers(e.batch_seconds);
   j["warmup_seconds"] = numbers(e.warmup_seconds);
   j["warmup_count"] = e.warmup_seconds.size();
+  j["warmup"] = summary_json(e.warmup);
   j["failed_launches"] = e.failed_launches;
   j["failures"] = e.failures;
   j["fingerprint"] = e.fingerprint ? *e.fingerprint : json(nullptr);
