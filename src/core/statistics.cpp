@@ -147,7 +147,7 @@ std::vector<double> modified_z_scores(std::span<const double> xs) {
 
 std::vector<std::size_t> outlier_indices(std::span<const double> xs, double threshold) {
   std::vector<std::size_t> out;
-  if (xs.size() < 3) return out;
+  if (xs.size() < kMinOutlierSample) return out;
   const std::vector<double> z = modified_z_scores(xs);
   for (std::size_t i = 0; i < z.size(); ++i)
     if (std::fabs(z[i]) > threshold) out.push_back(i);

@@ -59,8 +59,10 @@ double median_absolute_deviation(std::span<const double> xs);
 std::vector<double> modified_z_scores(std::span<const double> xs);
 
 // Indices (ascending) of the values with |M_i| > threshold; Iglewicz and
-// Hoaglin recommend 3.5. With n < 3 there is no majority to stand out from,
-// so nothing is an outlier.
+// Hoaglin recommend 3.5. Below five values the MAD rests on one or two
+// distances (with three values, any one off the middle by more than 5x the
+// other's distance is "an outlier"), so nothing is flagged.
+inline constexpr std::size_t kMinOutlierSample = 5;
 std::vector<std::size_t> outlier_indices(std::span<const double> xs,
                                          double threshold = 3.5);
 

@@ -26,14 +26,16 @@ std::string render_case(const CaseAnalysis& c, const std::string& baseline) {
   out += fmt::format("  {:<{}} {:>5} {:>8} {:>10} {:>10} {:>10} {:>22} {:>7}  {}\n", "env", w, "runs",
                      c.startup ? "starts" : "batches", "mean", "median", "stddev", "95% CI of mean", "CV", "data");
   for (const auto& e : c.envs) {
-    std::string data = e.dataset.empty() ? "" : e.dataset;
-    if (e.fingerprint) data += e.in_container ? ", in container" : ", not in container";
-    if (e.failed_launches) data += fmt::format(", {} failed launches", e.failed_launches);
+    std::vector<std::string> notes;
+    if (!e.dataset.empty()) notes.push_back(e.dataset);
+    if (e.fingerprint) notes.push_back(e.in_container ? "in container" : "not in container");
+    if (e.failed_launches) notes.push_back(fmt::format("{} failed launches", e.failed_launches));
     if (!e.outlier_runs.empty()) {
-      std::vector<std::string> rounds;
-      for (auto i : e.outlier_runs) rounds.push_back(fmt::format("{:.5f}", e.run_values[i]));
-      data += fmt::format(", outlier runs {} (kept)", fmt::join(rounds, " "));
+      std::vector<std::string> values;
+      for (auto i : e.outlier_runs) values.push_back(fmt::format("{:.5f}", e.run_values[i]));
+      notes.push_back(fmt::format("outlier runs {} (kept)", fmt::join(values, " ")));
     }
+    const std::string data = fmt::format("{}", fmt::join(notes, ", "));
     out += fmt::format("  {:<{}} {:>5} {:>8} {:>10} {:>10} {:>10} {:>22} {:>6.1f}%  {}\n", e.env, w, e.runs.n,
                        e.batch_seconds.size(), num(e.runs.mean), num(e.runs.median), num(e.runs.stddev), ci(e.runs),
                        std::isfinite(e.runs.cv) ? 100 * e.runs.cv : 0.0, data);
@@ -75,7 +77,9 @@ std::string render_summary(const Analysis& analysis, bool startup) {
         if (o.env == name)
           cell += !o.compared ? " not compared"
                               : fmt::format(" {:+.1f}%{}", 100 * (o.estimate.ratio - 1),
-                                            o.verdict.rfind("no measurable", 0) == 0 ? "" : "*");
+                                            o.verdict.rfind("slower", 0) == 0 || o.verdict.rfind("faster", 0) == 0
+                                                ? "*"
+                                                : "");
       row.push_back(cell);
     }
     rows.push_back(std::move(row));

@@ -202,6 +202,17 @@ TEST(Statistics, OneOrTwoValuesHaveNoOutliers) {
   EXPECT_TRUE(outlier_indices(two, 0.1).empty());
 }
 
+TEST(Statistics, FewerThanFiveValuesHaveNoOutliers) {
+  // {0.2298, 0.2467, 0.2474}: median 0.2467, MAD 0.0007, so the first value
+  // scores 0.6745 * 0.0169 / 0.0007 = 16.3 on a 4% spread: with three values
+  // the MAD rests on one distance, and kMinOutlierSample keeps that quiet.
+  std::vector<double> three = {0.2298, 0.2467, 0.2474};
+  EXPECT_NEAR(modified_z_scores(three)[0], -0.6745 * 0.0169 / 0.0007, 1e-9);
+  EXPECT_TRUE(outlier_indices(three).empty());
+  std::vector<double> five = {0.2298, 0.2467, 0.2474, 0.2470, 0.2466};
+  EXPECT_EQ(outlier_indices(five), std::vector<std::size_t>{0});
+}
+
 TEST(Statistics, EmptyInputHasUndefinedMadAndNoScores) {
   EXPECT_TRUE(std::isnan(median_absolute_deviation({})));
   EXPECT_TRUE(modified_z_scores({}).empty());
