@@ -214,6 +214,14 @@ CapturedOutput capture_output(std::vector<std::string> argv, double timeout_seco
   return c;
 }
 
+std::string first_line(const std::string& text) {
+  const auto start = text.find_first_not_of(" \n\t");
+  if (start == std::string::npos) return "";
+  return text.substr(start, text.find('\n', start) - start);
+}
+
+std::string tail(const std::string& s, std::size_t n) { return s.size() > n ? s.substr(s.size() - n) : s; }
+
 std::optional<std::string> find_program(std::string_view name) {
   if (name.find('/') != std::string_view::npos) {
     if (::access(std::string(name).c_str(), X_OK) == 0) return std::string(name);

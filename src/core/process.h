@@ -52,6 +52,13 @@ struct CapturedOutput {
 CapturedOutput capture_output(std::vector<std::string> argv, double timeout_seconds = 120,
                               std::vector<std::string> hide_files = {});
 
+// The first non-blank line of a helper command's output, trimmed at the front
+// (a version string, an error's first line).
+std::string first_line(const std::string& text);
+
+// The last n characters of s (the end of a long stderr).
+std::string tail(const std::string& s, std::size_t n);
+
 // The full path of a program found on PATH, like `command -v`.
 std::optional<std::string> find_program(std::string_view name);
 

@@ -36,7 +36,7 @@ PreflightResult run_preflight(const Plan& plan, std::vector<ScheduledEnvironment
       env.environment->cleanup(instance);
       out.failures[env.label] = result.ok() ? "the worker printed no fingerprint" : "worker " + result.describe();
       results.append({{"type", "preflight"}, {"env", env.label}, {"ok", false}, {"cause", out.failures[env.label]},
-                      {"stderr_tail", result.stderr_tail.substr(result.stderr_tail.size() > 2000 ? result.stderr_tail.size() - 2000 : 0)}});
+                      {"stderr_tail", tail(result.stderr_tail, 2000)}});
       continue;
     }
     results.append({{"type", "preflight"}, {"env", env.label}, {"ok", true}, {"fingerprint", fingerprint}});

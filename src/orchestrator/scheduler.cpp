@@ -15,8 +15,6 @@ namespace {
 
 constexpr std::size_t kStderrInResults = 4096;
 
-std::string tail(const std::string& s, std::size_t n) { return s.size() > n ? s.substr(s.size() - n) : s; }
-
 // Container names allow [a-zA-Z0-9_.-]; labels such as "docker:image=x" do not.
 std::string instance_name(const std::string& run_id, const std::string& label, int round, int launch) {
   std::string safe;

@@ -19,12 +19,6 @@ namespace fs = std::filesystem;
 namespace dlcbench {
 namespace {
 
-std::string first_line(const std::string& s) {
-  auto start = s.find_first_not_of(" \n\t");
-  if (start == std::string::npos) return "";
-  return s.substr(start, s.find('\n', start) - start);
-}
-
 // Whether this process may raise resource limits. Podman 4.3 copies the
 // caller's limits into the container and fails with "setrlimit: operation
 // not permitted" when it cannot raise them, unless they are given explicitly.

@@ -19,12 +19,6 @@ namespace fs = std::filesystem;
 namespace dlcbench {
 namespace {
 
-std::string first_line(const std::string& s) {
-  auto start = s.find_first_not_of(" \n\t");
-  if (start == std::string::npos) return "";
-  return s.substr(start, s.find('\n', start) - start);
-}
-
 class OciEnvironment : public Environment {
  public:
   OciEnvironment(const EnvironmentRequest& request, EnvironmentContext context)
@@ -71,28 +65,9 @@ class OciEnvironment : public Environment {
   }
 
   LaunchCommand command(const WorkerLaunch& launch, const std::string& instance) const override {
-    OciBundleRequest request;
-    request.rootfs = rootfs_;
-    request.options = options_;
-    request.cgroups_path = "/" + instance;
-    request.container_name = name_;
-    request.process.env = launch.env;
-    if (launch.program == WorkerLaunch::Program::noop) {
-      request.process.args = {kImageNoopPath};
-    } else {
-      request.process.args = {kImageBinaryPath};
-      request.process.args.insert(request.process.args.end(), launch.worker_args.begin(), launch.worker_args.end());
-      request.process.args.push_back("--data");
-      if (launch.data == "synthetic") {
-        request.process.args.push_back("synthetic");
-      } else {
-        request.data = fs::absolute(launch.data).string();
-        request.process.args.push_back("/data");
-      }
-    }
     const fs::path bundle = bundles_ / instance;
     fs::create_directories(bundle);
-    std::ofstream(bundle / "config.json") << oci_config(request).dump(2) << "\n";
+    std::ofstream(bundle / "config.json") << oci_config(bundle_request(launch, instance)).dump(2) << "\n";
 
     LaunchCommand c;
     c.argv = {program_, "--root", state_.string(), "run", "--bundle", bundle.string(), instance};
@@ -137,18 +112,38 @@ class OciEnvironment : public Environment {
                                                hint(result.result.describe() + result.result.stderr_tail)));
   }
 
-  // The config.json of a worker launch, as written into each bundle (only
-  // the worker's arguments differ between launches).
-  nlohmann::json example_config() const {
+  // What goes into a launch's config.json.
+  OciBundleRequest bundle_request(const WorkerLaunch& launch, const std::string& instance) const {
     OciBundleRequest request;
     request.rootfs = rootfs_;
     request.options = options_;
-    request.cgroups_path = "/<instance>";
+    request.cgroups_path = "/" + instance;
     request.container_name = name_;
-    request.process.args = {kImageBinaryPath, "worker", "...", "--data", "/data"};
-    request.process.env = {{"<thread settings>", "..."}};
-    request.data = "<data folder>";
-    return oci_config(request);
+    request.process.env = launch.env;
+    if (launch.program == WorkerLaunch::Program::noop) {
+      request.process.args = {kImageNoopPath};
+      return request;
+    }
+    request.process.args = {kImageBinaryPath};
+    request.process.args.insert(request.process.args.end(), launch.worker_args.begin(), launch.worker_args.end());
+    request.process.args.push_back("--data");
+    if (launch.data == "synthetic") {
+      request.process.args.push_back("synthetic");
+    } else {
+      request.data = fs::absolute(launch.data).string();
+      request.process.args.push_back("/data");
+    }
+    return request;
+  }
+
+  // The config.json of a worker launch, as written into each bundle (only
+  // the worker's arguments differ between launches).
+  nlohmann::json example_config() const {
+    WorkerLaunch example;
+    example.worker_args = {"worker", "..."};
+    example.data = "/<data folder>";
+    example.env = {{"<thread settings>", "..."}};
+    return oci_config(bundle_request(example, "<instance>"));
   }
 
   // crun 1.8 refuses a hybrid layout (cgroup v1 controllers, plus a cgroup2

@@ -28,24 +28,6 @@ void require_docker() {
   GTEST_SKIP() << "no Docker Engine answers; run under scripts/with-docker.sh to include this test";
 }
 
-struct EnvSummary {
-  int ok_launches = 0;
-  int measured = 0;
-  std::vector<json> fingerprints;
-};
-
-std::map<std::string, EnvSummary> summarize_records(const std::vector<json>& records) {
-  std::map<std::string, EnvSummary> by_env;
-  for (const auto& r : records) {
-    const std::string type = r.value("type", "");
-    auto& s = by_env[r.value("env", "")];
-    if (type == "launch" && r.value("ok", false)) ++s.ok_launches;
-    if (type == "sample" && r.value("phase", "") == "measured") ++s.measured;
-    if (type == "fingerprint") s.fingerprints.push_back(r);
-  }
-  return by_env;
-}
-
 TEST(Docker, HostAndDockerBothMeasureIdenticalBits) {
   require_docker();
   testing::TempDir out;
@@ -59,7 +41,7 @@ TEST(Docker, HostAndDockerBothMeasureIdenticalBits) {
   const auto manifest = json::parse(std::ifstream(run_dir / "manifest.json"));
   EXPECT_EQ(manifest["status"], "completed");
   EXPECT_EQ(manifest["environments"]["docker"]["image_built_by_dlcbench"], true);
-  const auto by_env = summarize_records(testing::read_records(run_dir));
+  const auto by_env = testing::summarize_by_env(testing::read_records(run_dir));
   for (const char* env : {"host", "docker"}) {
     ASSERT_TRUE(by_env.count(env)) << env;
     EXPECT_EQ(by_env.at(env).ok_launches, 2) << env;
@@ -122,7 +104,7 @@ TEST(Docker, DataFolderIsMountedReadOnlyIntoTheContainer) {
                                     "--batch", "8", "--input", input, "--data", dir.path().string(), "--out",
                                     out.string()});
     ASSERT_EQ(r.exit_code, 0) << r.err;
-    const auto by_env = summarize_records(testing::read_records(testing::only_run_dir(out)));
+    const auto by_env = testing::summarize_by_env(testing::read_records(testing::only_run_dir(out)));
     ASSERT_EQ(by_env.at("docker").fingerprints.size(), 1u);
     EXPECT_EQ(by_env.at("docker").measured, 2) << input;
     const json& fp = by_env.at("docker").fingerprints[0];
@@ -201,7 +183,7 @@ TEST(Docker, OptionsBecomeFlagsAndShowInTheFingerprint) {
   for (const char* flag : {"\"--cpus\",\"1\"", "\"--memory\",\"2147483648\"", "\"--shm-size\",\"268435456\"",
                            "\"seccomp=unconfined\"", "\"--network\",\"none\""})
     EXPECT_THAT(command, HasSubstr(flag));
-  const auto by_env = summarize_records(testing::read_records(run_dir));
+  const auto by_env = testing::summarize_by_env(testing::read_records(run_dir));
   ASSERT_EQ(by_env.at(env).fingerprints.size(), 1u);
   const json& fp = by_env.at(env).fingerprints[0];
   EXPECT_DOUBLE_EQ(fp["cgroup"]["cpu_quota"].get<double>(), 1.0);
@@ -217,7 +199,7 @@ TEST(Docker, AMissingImageIsAClearErrorAndTheHostStillRuns) {
                                   out.path().string()});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_THAT(r.err, HasSubstr("image dlcbench-no-such-image:1 is not in the local Docker image store"));
-  const auto by_env = summarize_records(testing::read_records(testing::only_run_dir(out.path())));
+  const auto by_env = testing::summarize_by_env(testing::read_records(testing::only_run_dir(out.path())));
   EXPECT_EQ(by_env.at("host").measured, 1);
 }
 

@@ -51,24 +51,6 @@ std::string runtime_problem(const std::string& name) {
     }                                                                                              \
   } while (0)
 
-struct EnvSummary {
-  int ok_launches = 0;
-  int measured = 0;
-  std::vector<json> fingerprints;
-};
-
-std::map<std::string, EnvSummary> by_env(const std::vector<json>& records) {
-  std::map<std::string, EnvSummary> out;
-  for (const auto& r : records) {
-    const std::string type = r.value("type", "");
-    auto& s = out[r.value("env", "")];
-    if (type == "launch" && r.value("ok", false)) ++s.ok_launches;
-    if (type == "sample" && r.value("phase", "") == "measured") ++s.measured;
-    if (type == "fingerprint") s.fingerprints.push_back(r);
-  }
-  return out;
-}
-
 std::vector<std::string> tiny_run(const std::string& envs, const std::string& out) {
   return {"run", "--workloads", "fcn5", "--envs", envs, "--runs", "1", "--iters", "2", "--warmup", "0",
           "--batch", "4", "--data", "synthetic", "--out", out};
@@ -93,7 +75,7 @@ void expect_same_bits_in_a_container(const std::string& runtime, const std::stri
   const auto manifest = json::parse(std::ifstream(run_dir / "manifest.json"));
   EXPECT_EQ(manifest["status"], "completed");
   EXPECT_FALSE(manifest["environments"][runtime]["version"].get<std::string>().empty());
-  const auto envs = by_env(testing::read_records(run_dir));
+  const auto envs = testing::summarize_by_env(testing::read_records(run_dir));
   for (const std::string& env : std::vector<std::string>{"host", runtime}) {
     ASSERT_TRUE(envs.count(env)) << env;
     EXPECT_EQ(envs.at(env).measured, 2) << env;
@@ -134,7 +116,7 @@ TEST(Runc, ACpuLimitAskedForIsAppliedAndShownAsAskedFor) {
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
   EXPECT_THAT(r.out, HasSubstr("(asked for)"));
   const auto run_dir = testing::only_run_dir(out.path());
-  const auto envs = by_env(testing::read_records(run_dir));
+  const auto envs = testing::summarize_by_env(testing::read_records(run_dir));
   ASSERT_EQ(envs.at("runc:cpus=0.5,memory=1g").fingerprints.size(), 1u);
   const json& fp = envs.at("runc:cpus=0.5,memory=1g").fingerprints[0];
   EXPECT_DOUBLE_EQ(fp["cgroup"]["cpu_quota"].get<double>(), 0.5);
@@ -151,7 +133,7 @@ TEST(Runc, ARootfsWithoutDlcbenchIsAClearErrorAndTheHostStillRuns) {
   auto r = testing::run_dlcbench(tiny_run("host,runc:rootfs=" + (out / "empty-root").string(), (out / "res").string()));
   EXPECT_EQ(r.exit_code, 1) << r.err;
   EXPECT_THAT(r.err, HasSubstr("holds no /opt/dlcbench/bin/dlcbench"));
-  EXPECT_EQ(by_env(testing::read_records(testing::only_run_dir(out / "res"))).at("host").measured, 2);
+  EXPECT_EQ(testing::summarize_by_env(testing::read_records(testing::only_run_dir(out / "res"))).at("host").measured, 2);
 }
 
 TEST(Startup, EveryEnvironmentStartsTheNoopAndIsReportedApart) {
@@ -162,7 +144,7 @@ TEST(Startup, EveryEnvironmentStartsTheNoopAndIsReportedApart) {
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
   EXPECT_THAT(r.out, HasSubstr("Container start-up"));
   EXPECT_THAT(r.out, HasSubstr("s/start"));
-  const auto envs = by_env(testing::read_records(testing::only_run_dir(out.path())));
+  const auto envs = testing::summarize_by_env(testing::read_records(testing::only_run_dir(out.path())));
   for (const char* env : {"host", "runc"}) {
     EXPECT_EQ(envs.at(env).measured, 6) << env;
     EXPECT_EQ(envs.at(env).ok_launches, 2) << env;

@@ -58,6 +58,18 @@ std::vector<nlohmann::json> read_records(const std::filesystem::path& run_dir) {
   return content.records;
 }
 
+std::map<std::string, EnvSummary> summarize_by_env(const std::vector<nlohmann::json>& records) {
+  std::map<std::string, EnvSummary> by_env;
+  for (const auto& r : records) {
+    const std::string type = r.value("type", "");
+    auto& s = by_env[r.value("env", "")];
+    if (type == "launch" && r.value("ok", false)) ++s.ok_launches;
+    if (type == "sample" && r.value("phase", "") == "measured") ++s.measured;
+    if (type == "fingerprint") s.fingerprints.push_back(r);
+  }
+  return by_env;
+}
+
 bool docker_reachable() {
   return find_program("docker") &&
          capture_output({"docker", "version", "--format", "{{.Server.Version}}"}, 30).result.ok();

@@ -4,6 +4,7 @@
 #include <sys/types.h>
 
 #include <filesystem>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -33,5 +34,13 @@ std::filesystem::path only_run_dir(const std::filesystem::path& out);
 std::vector<nlohmann::json> read_records(const std::filesystem::path& run_dir);
 
 bool docker_reachable();
+
+// Per environment label: successful launches, measured samples, fingerprints.
+struct EnvSummary {
+  int ok_launches = 0;
+  int measured = 0;
+  std::vector<nlohmann::json> fingerprints;
+};
+std::map<std::string, EnvSummary> summarize_by_env(const std::vector<nlohmann::json>& records);
 
 }  // namespace dlcbench::testing
