@@ -8,6 +8,7 @@
 
 #include "runtimes/container_options.h"
 #include "runtimes/environment.h"
+#include "workloads/micro/micro_workloads.h"
 #include "workloads/registry.h"
 
 namespace dlcbench {
@@ -74,10 +75,23 @@ Analysis analyze(const nlohmann::json& manifest, const std::vector<nlohmann::jso
   for (const auto& c : manifest.at("plan").at("cases")) {
     CaseAnalysis ca;
     ca.case_id = c.at("id").get<std::string>();
-    if (c.value("workload", "") == kStartupWorkload) {
+    ca.workload = c.value("workload", "");
+    CaseSpec spec;
+    try {
+      spec = c.get<CaseSpec>();
+    } catch (const std::exception&) {
+      spec.workload = ca.workload;
+    }
+    ca.run_statistic = run_statistic(spec);
+    if (ca.workload == kStartupWorkload) {
       ca.startup = true;
       ca.unit = "s/start";
-      ca.run_statistic = "median";
+    } else if (const MicroWorkloadInfo* micro = find_micro_workload(ca.workload)) {
+      ca.micro = true;
+      ca.unit = "s/op";
+      ca.figure_unit = micro->figure_unit;
+      ca.figure_is_rate = micro->rate;
+      ca.figure_scale = micro->figure_scale;
     }
     for (const auto& e : env_order) {
       EnvironmentStats stats;
@@ -126,6 +140,7 @@ Analysis analyze(const nlohmann::json& manifest, const std::vector<nlohmann::jso
         es->fingerprint = r;
         es->dataset = r.value(nlohmann::json::json_pointer("/dataset/name"), std::string("?"));
         es->in_container = r.value(nlohmann::json::json_pointer("/container/in_container"), false);
+        es->fs_type = r.value(nlohmann::json::json_pointer("/micro/fs_type"), std::string());
       } else {
         for (const auto& m : compare_fingerprints(*es->fingerprint, r))
           es->fingerprint_changes.push_back(fmt::format("round {}: {} {} -> {}", r.value("round", 0), m.field,
@@ -137,13 +152,14 @@ Analysis analyze(const nlohmann::json& manifest, const std::vector<nlohmann::jso
         es->warmup_seconds.push_back(s);
       } else {
         pending[key].measured.push_back(s);
+        if (r.contains("work") && r["work"].is_number()) es->work = r["work"].get<double>();
         if (r.contains("loss") && r["loss"].is_number()) pending[key].losses.push_back(r["loss"].get<double>());
       }
     } else if (type == "launch") {
       Pending p = std::move(pending[key]);
       pending.erase(key);
       if (r.value("ok", false) && !p.measured.empty()) {
-        es->run_values.push_back(ca->run_statistic == "median" ? summarize(p.measured).median : mean(p.measured));
+        es->run_values.push_back(run_value(ca->run_statistic, p.measured));
         es->batch_seconds.insert(es->batch_seconds.end(), p.measured.begin(), p.measured.end());
         if (!es->first_loss && !p.losses.empty()) {
           es->first_loss = p.losses.front();
@@ -171,6 +187,18 @@ Analysis analyze(const nlohmann::json& manifest, const std::vector<nlohmann::jso
       es.batches = summarize(es.batch_seconds);
       es.warmup = summarize(es.warmup_seconds);
       es.outlier_runs = outlier_indices(es.run_values);
+      es.p99_seconds = percentile(es.batch_seconds, 0.99);
+    }
+    if (ca.micro) {
+      // Every environment did the same work per operation, or the figures
+      // would not compare.
+      std::set<double> works;
+      for (const auto& es : ca.envs)
+        if (!es.run_values.empty()) works.insert(es.work);
+      if (!works.empty()) ca.work = *works.begin();
+      if (works.size() > 1)
+        a.notes.push_back(fmt::format("{}: the work of one operation differs between environments ({}); its "
+                                      "figures use the first", ca.case_id, fmt::join(works, ", ")));
     }
     const EnvironmentStats* base = find_env(ca, a.baseline);
     if (!base || base->run_values.empty()) continue;

@@ -37,6 +37,12 @@ struct EnvironmentStats {
   std::optional<double> first_loss, last_loss;   // of the first successful launch
   std::string dataset;  // e.g. "mnist" or "synthetic"
   bool in_container = false;
+  // Micro-benchmarks: the work of one operation (flops or bytes, from the
+  // samples), the 99th percentile of the operations' seconds (io-lat's
+  // tail), and the file system the I/O went to.
+  double work = 0;
+  double p99_seconds = 0;
+  std::string fs_type;
 };
 
 struct Overhead {
@@ -51,9 +57,25 @@ struct Overhead {
 
 struct CaseAnalysis {
   std::string case_id;
+  std::string workload;
   std::string unit = "s/batch";
   bool startup = false;               // the startup workload: reported apart from training
-  std::string run_statistic = "mean";  // of the samples of one launch: "mean", or "median" for starts
+  bool micro = false;                 // a micro-benchmark: reported apart, in its own figure
+  // Of the samples of one launch: "mean"; "median" for starts and io-lat;
+  // "min" (best of N) for stream.
+  std::string run_statistic = "mean";
+  // Micro-benchmarks: statistics stay over seconds per operation (so
+  // overheads read as for training: above 1 is slower); reports show
+  // figure(seconds), e.g. GFLOP/s, in figure_unit.
+  std::string figure_unit;
+  bool figure_is_rate = false;
+  double figure_scale = 1;
+  double work = 0;  // of one operation, the same in every environment
+  double figure(double seconds) const {
+    return figure_is_rate ? work / seconds / figure_scale : seconds * figure_scale;
+  }
+  // A word for what one sample is: "batches", "starts" or "operations".
+  std::string sample_noun() const { return startup ? "starts" : micro ? "operations" : "batches"; }
   std::vector<EnvironmentStats> envs;  // in the plan's order
   std::vector<Overhead> overheads;     // one per non-baseline env with data
 };

@@ -4,17 +4,21 @@
 // in each, and removes what it made.
 #include <unistd.h>
 
+#include <algorithm>
+#include <cstdlib>
 #include <iostream>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "core/blas_check.h"
 #include "core/errors.h"
 #include "core/fingerprint.h"
 #include "core/process.h"
 #include "core/timer.h"
 #include "runtimes/environment.h"
+#include "workloads/micro/gemm.h"
 
 namespace fs = std::filesystem;
 
@@ -64,19 +68,87 @@ RuntimeCheck check_runtime(const std::string& name, const fs::path& self_exe) {
   return c;
 }
 
+struct BlasCheck {
+  nlohmann::json info;  // blas_info()
+  CpuVectorIsa cpu;
+  BlasKernelVerdict verdict;
+  int threads = 1;
+  double sgemm_gflops = 0;  // best of a few n = 2048 SGEMMs
+  double peak_gflops = 0;   // estimated: CPUs x flops per cycle x clock
+  std::string problem;      // the probe failed
+};
+
+// The kernel OpenBLAS picked against the CPU, and what SGEMM reaches here
+// against the CPU's estimated peak: a figure far below it is the first sign
+// of the wrong kernel or a busy machine.
+BlasCheck check_blas(int cpus) {
+  BlasCheck b;
+  b.info = blas_info();
+  b.cpu = read_cpu_isa();
+  const char* forced = std::getenv("OPENBLAS_CORETYPE");
+  b.verdict = check_blas_kernel(b.info.value("core", std::string()), b.cpu, forced ? forced : "");
+  b.threads = cpus;
+  b.peak_gflops = cpus * sp_flops_per_cycle(b.cpu) * b.cpu.mhz / 1e3;
+  if (b.verdict.would_crash) return b;  // the probe would die with SIGILL
+  try {
+    MicroParams p;
+    p.variant = "sgemm";
+    p.size = 2048;
+    p.threads = cpus;
+    auto gemm = make_gemm(p);
+    for (int i = 0; i < 3; ++i) {
+      const MicroResult r = gemm->run();
+      b.sgemm_gflops = std::max(b.sgemm_gflops, r.work / r.seconds / 1e9);
+    }
+  } catch (const std::exception& e) {
+    b.problem = e.what();
+  }
+  return b;
+}
+
+void print_blas(const BlasCheck& b) {
+  std::cout << fmt::format("\nBLAS: {} ({}), kernel {}: {}\n", b.info.value("library", std::string("?")),
+                           b.info.value("config", std::string("?")), b.info.value("core", std::string("?")),
+                           b.verdict.message);
+  if (!b.problem.empty()) std::cout << "      SGEMM probe failed: " << b.problem << "\n";
+  if (b.sgemm_gflops > 0) {
+    std::cout << fmt::format("      SGEMM n=2048, {} threads: {:.1f} GFLOP/s", b.threads, b.sgemm_gflops);
+    if (b.peak_gflops > 0)
+      std::cout << fmt::format(", {:.0f}% of an estimated peak of {:.0f} ({} CPUs x {} flop/cycle ({}, two FMA "
+                               "units) x {:.0f} MHz)",
+                               100 * b.sgemm_gflops / b.peak_gflops, b.peak_gflops, b.threads,
+                               sp_flops_per_cycle(b.cpu), b.cpu.best(), b.cpu.mhz);
+    std::cout << "\n";
+    if (b.verdict.ok && b.peak_gflops > 0 && b.sgemm_gflops < 0.5 * b.peak_gflops)
+      std::cout << "      below half the estimated peak with the right kernel: another process may be using the "
+                   "CPUs, the clock may be lower under load than reported, or the CPU has one FMA unit\n";
+  }
+  if (!b.verdict.ok) std::cout << "      fix: " << b.verdict.message << "\n";
+}
+
 int doctor(bool json) {
   const fs::path self_exe = fs::read_symlink("/proc/self/exe");
   std::vector<RuntimeCheck> checks;
   for (const auto& name : environment_names()) checks.push_back(check_runtime(name, self_exe));
 
   const auto fingerprint = environment_fingerprint();
+  const BlasCheck blas = check_blas(fingerprint["cpu"].value("affinity_count", 1));
   if (json) {
     nlohmann::json out = {{"machine",
                            {{"kernel", fingerprint["kernel"]},
                             {"cgroup", fingerprint["cgroup"]},
                             {"cpu", fingerprint["cpu"]},
                             {"in_container", fingerprint["container"]}}},
-                          {"runtimes", nlohmann::json::array()}};
+                          {"runtimes", nlohmann::json::array()},
+                          {"blas",
+                           {{"info", blas.info},
+                            {"cpu_vector_isa", blas.cpu.best()},
+                            {"kernel_ok", blas.verdict.ok},
+                            {"message", blas.verdict.message},
+                            {"suggested_coretype", blas.verdict.suggested_core},
+                            {"sgemm_n2048_gflops", blas.sgemm_gflops},
+                            {"estimated_peak_gflops", blas.peak_gflops},
+                            {"probe_problem", blas.problem}}}};
     for (const auto& c : checks)
       out["runtimes"].push_back({{"name", c.name},
                                  {"installed", c.installed},
@@ -110,7 +182,9 @@ int doctor(bool json) {
         std::cout << "         fix: " << indented << "\n";
       }
     }
+    print_blas(blas);
   }
+  if (!blas.verdict.ok) return kExitFailure;
   // Exit 1 when a runtime that is installed cannot start containers here.
   for (const auto& c : checks)
     if (c.installed && !c.starts) return kExitFailure;

@@ -10,6 +10,7 @@
 #include "data/dataset.h"
 #include "data/fetch.h"
 #include "runtimes/environment.h"
+#include "workloads/micro/micro_workloads.h"
 #include "workloads/registry.h"
 
 namespace dlcbench::cli {
@@ -45,6 +46,16 @@ void add_list_command(CLI::App& app, int& exit_code) {
                                w.model.parameter_count());
     std::cout << fmt::format("  {:<10} {} [s/start; run by the orchestrator, no back end]\n", kStartupWorkload,
                              kStartupDescription);
+    std::cout << "micro-benchmarks (name[/variant][:key=value,...]; --path for the I/O ones):\n";
+    for (const auto& m : micro_workloads()) {
+      std::vector<std::string> defaults;
+      for (const auto& key : m.options) defaults.push_back(fmt::format("{}={}", key, m.defaults.at(key)));
+      std::cout << fmt::format("  {:<10} {} [{}; each run the {} of its operations]\n", m.name, m.description,
+                               m.figure_unit, m.run_statistic == "min" ? "best" : m.run_statistic);
+      std::cout << fmt::format("  {:<10} {}options {}; {} warm-up and {} measured operations per launch\n", "",
+                               m.variants.empty() ? "" : fmt::format("variants {}; ", fmt::join(m.variants, ", ")),
+                               fmt::join(defaults, ", "), m.warmup, m.iters);
+    }
     std::cout << "back ends:\n";
     for (const auto& b : backends())
       std::cout << fmt::format("  {:<10} {} (devices: {})\n", b.name, b.description, fmt::join(b.devices, ", "));

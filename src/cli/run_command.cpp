@@ -7,6 +7,8 @@
 #include <chrono>
 #include <ctime>
 #include <iostream>
+#include <map>
+#include <optional>
 #include <random>
 #include <set>
 
@@ -15,6 +17,7 @@
 
 #include "analysis/analysis.h"
 #include "cli/commands.h"
+#include "core/blas_check.h"
 #include "core/errors.h"
 #include "core/fingerprint.h"
 #include "core/process.h"
@@ -37,15 +40,17 @@ std::atomic<bool> g_interrupted{false};
 void on_signal(int) { g_interrupted.store(true); }
 
 struct RunOptions {
-  std::string workloads = "fcn5,startup";
+  std::string workloads;  // empty: the suite's
+  std::string suite = "default";
+  std::string paths = "rootfs";
   std::string backends = "torch";
   std::string device = "cpu";
   std::string envs;  // empty: host and every runtime found
   std::string batches;
   std::string input = "memory";
   int runs = 20;
-  int warmup = 5;
-  int iters = 20;
+  std::optional<int> warmup;  // unset: each workload's own
+  std::optional<int> iters;
   int threads = 0;  // 0: every CPU this process may use
   std::string data = default_data_root().string();
   std::string out = "results";
@@ -132,6 +137,18 @@ void check_data(const Plan& plan) {
   }
 }
 
+// The BLAS kernel against the CPU: a kernel the CPU cannot run would kill
+// every worker with SIGILL, so the run stops before it starts; an older
+// kernel than the CPU allows is only a warning (the comparison stays fair).
+void check_blas(const Plan& plan) {
+  const char* forced = std::getenv("OPENBLAS_CORETYPE");
+  const auto verdict =
+      check_blas_kernel(blas_info().value("core", std::string()), read_cpu_isa(), forced ? forced : "");
+  if (verdict.ok) return;
+  if (verdict.would_crash) throw UsageError(verdict.message);
+  if (!plan.cases.empty()) std::cerr << "warning: " << verdict.message << "\n";
+}
+
 // host, and every runtime whose program is installed. One that is installed
 // but cannot run here is skipped with a note, not counted as a failure.
 std::vector<std::string> default_environments() {
@@ -156,9 +173,28 @@ struct PreparedEnvironments {
   }
 };
 
+// Named sets of workloads, as --suite.
+const std::map<std::string, std::string>& suites() {
+  static const std::map<std::string, std::string> all = {
+      {"default", "fcn5,startup"},
+      {"micro", "gemm,hpl,hpcg,stream,io-seq,io-lat"},
+      {"paper", "gemm,hpl,hpcg,stream,io-seq,io-lat,fcn5,alexnet,resnet56,lstm,startup"},
+  };
+  return all;
+}
+
 int run(const RunOptions& o, const std::vector<std::string>& command_line) {
   PlanRequest request;
-  request.workloads = split_list(o.workloads);
+  auto suite = suites().find(o.suite);
+  if (suite == suites().end()) {
+    std::vector<std::string> names;
+    for (const auto& [name, list] : suites()) names.push_back(fmt::format("{} ({})", name, list));
+    throw UsageError(fmt::format("--suite {}: valid suites are {}", o.suite, fmt::join(names, "; ")));
+  }
+  if (!o.workloads.empty() && o.suite != "default")
+    throw UsageError("--suite and --workloads both name workloads: give one of them");
+  request.workloads = split_workload_list(o.workloads.empty() ? suite->second : o.workloads);
+  request.io_targets = split_list(o.paths);
   request.backends = split_list(o.backends);
   request.device = o.device;
   for (const auto& b : split_list(o.batches)) {
@@ -209,6 +245,7 @@ int run(const RunOptions& o, const std::vector<std::string>& command_line) {
   if (request.input == "disk" && plan.data == kSyntheticData)
     throw UsageError("--input disk reads batches from the data set's files; synthetic data has none: pass --data");
   check_data(plan);
+  check_blas(plan);
 
   const std::string run_id = make_run_id(plan.seed);
   const fs::path dir = fs::path(o.out) / run_id;
@@ -354,7 +391,16 @@ int run(const RunOptions& o, const std::vector<std::string>& command_line) {
 void add_run_command(CLI::App& app, int& exit_code) {
   auto o = std::make_shared<RunOptions>();
   auto* cmd = app.add_subcommand("run", "Measure workloads on the host and in container runtimes, and compare");
-  cmd->add_option("--workloads", o->workloads, "Comma-separated workloads (see `dlcbench list`)")->capture_default_str();
+  cmd->add_option("--workloads", o->workloads,
+                  "Comma-separated workloads (see `dlcbench list`); micro-benchmarks take a variant and options, "
+                  "e.g. gemm/sgemm:n=2048,io-seq:size=1g,block=4m");
+  cmd->add_option("--suite", o->suite, "Named workloads: default (fcn5,startup), micro (the CPU, memory and disk "
+                                       "micro-benchmarks) or paper (all of them and the four networks)")
+      ->capture_default_str();
+  cmd->add_option("--path", o->paths,
+                  "Where io-seq and io-lat write, comma-separated: rootfs (the environment's own root file system), "
+                  "tmpfs (a tmpfs mounted for the worker) or host folders (bind-mounted read-write in containers)")
+      ->capture_default_str();
   cmd->add_option("--backends", o->backends, "Comma-separated back ends")->capture_default_str();
   cmd->add_option("--device", o->device, "cpu or gpu")->capture_default_str();
   cmd->add_option("--envs", o->envs,
@@ -364,8 +410,11 @@ void add_run_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--input", o->input, "memory: batches from memory; disk: each step reads its batch from the data files (timed)")
       ->capture_default_str();
   cmd->add_option("--runs", o->runs, "Rounds: launches of each case in each environment")->capture_default_str();
-  cmd->add_option("--warmup", o->warmup, "Warm-up batches per launch, reported apart")->capture_default_str();
-  cmd->add_option("--iters", o->iters, "Measured batches per launch")->capture_default_str();
+  cmd->add_option("--warmup", o->warmup,
+                  "Warm-up batches (operations) per launch, reported apart (default: training 5, micro-benchmarks "
+                  "their own, see `dlcbench list`)");
+  cmd->add_option("--iters", o->iters,
+                  "Measured batches (operations) per launch (default: training 20, micro-benchmarks their own)");
   cmd->add_option("--threads", o->threads, "Compute threads in every environment (default: CPUs available)");
   cmd->add_option("--data", o->data, "Data folder, or `synthetic`")->capture_default_str();
   cmd->add_option("--out", o->out, "Folder for results/<run-id>/")->capture_default_str();

@@ -20,6 +20,7 @@
 #include "data/example_reader.h"
 #include "data/token_reader.h"
 #include "data/training_data.h"
+#include "workloads/micro/micro_workloads.h"
 
 namespace dlcbench::cli {
 namespace {
@@ -27,6 +28,7 @@ namespace {
 struct WorkerOptions {
   CaseSpec spec;
   std::string data = default_data_root().string();
+  std::string path;  // io micro-benchmarks: the folder as this environment sees it
   bool json = true;
   bool fingerprint_only = false;
 };
@@ -99,15 +101,65 @@ struct DiskBatches {
   std::vector<std::int64_t> column, input, target;
 };
 
+// A micro-benchmark: set up (untimed, checks first), then one sample line per
+// timed operation, with the work it did so reports can give GFLOP/s or GB/s.
+int run_micro_worker(const WorkerOptions& o, const MicroWorkloadInfo& info) {
+  const CaseSpec& spec = o.spec;
+  if (spec.size < 1) throw UsageError(fmt::format("{} needs --size (a matrix order, elements or bytes)", info.name));
+  const nlohmann::json allocator = pin_allocator_settings();
+  auto fingerprint = environment_fingerprint();
+  fingerprint["type"] = "fingerprint";
+  fingerprint["allocator"] = allocator;
+  if (o.fingerprint_only) {
+    emit(fingerprint);
+    return kExitOk;
+  }
+  if (info.io && o.path.empty()) throw UsageError(fmt::format("{} needs --path: the folder to write in", info.name));
+  Stopwatch setup_clock;
+  auto benchmark = info.make(micro_params(spec, o.path));
+  fingerprint["case_spec"] = spec;
+  fingerprint["micro"] = benchmark->describe();
+  fingerprint["micro"]["setup_seconds"] = setup_clock.seconds();
+  emit(fingerprint);
+
+  double measured_sum = 0;
+  for (int i = 0; i < spec.warmup + spec.iters; ++i) {
+    const bool warmup = i < spec.warmup;
+    MicroResult result;
+    try {
+      result = benchmark->run();
+    } catch (const ValidationError& e) {
+      // The operation's result is wrong: no sample counts, the launch fails.
+      emit({{"type", "error"}, {"kind", "validation"}, {"iter", i}, {"message", e.what()}});
+      std::cerr << "dlcbench worker: " << info.name << " failed its check: " << e.what() << "\n";
+      return kExitFailure;
+    }
+    if (!warmup) measured_sum += result.seconds;
+    nlohmann::json sample = {{"type", "sample"},
+                             {"phase", warmup ? "warmup" : "measured"},
+                             {"iter", warmup ? i : i - spec.warmup},
+                             {"seconds", result.seconds},
+                             {"work", result.work}};
+    if (!result.detail.empty()) sample["detail"] = result.detail;
+    emit(sample);
+  }
+  emit({{"type", "done"},
+        {"measured", spec.iters},
+        {"mean_seconds", measured_sum / spec.iters},
+        {"unit", info.figure_unit}});
+  return kExitOk;
+}
+
 int run_worker(const WorkerOptions& o) {
   const CaseSpec& spec = o.spec;
   if (spec.workload == kStartupWorkload)
     throw UsageError("the startup workload is timed by `dlcbench run` around each start, not inside a worker");
   validate_case_names(spec.workload, spec.backend, spec.device);
   if (spec.threads < 1) throw UsageError("--threads must be at least 1");
-  if (spec.batch < 1) throw UsageError("--batch must be at least 1");
   if (spec.iters < 1) throw UsageError("--iters must be at least 1");
   if (spec.warmup < 0) throw UsageError("--warmup cannot be negative");
+  if (const MicroWorkloadInfo* micro = find_micro_workload(spec.workload)) return run_micro_worker(o, *micro);
+  if (spec.batch < 1) throw UsageError("--batch must be at least 1");
   if (spec.input != "memory" && spec.input != "disk")
     throw UsageError(fmt::format("--input {}: valid values are memory and disk", spec.input));
   const WorkloadInfo& workload = *find_workload(spec.workload);
@@ -195,6 +247,11 @@ void add_worker_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--data", options->data,
                   "Data folder (or its parent), or `synthetic` for random data of the same shape")
       ->capture_default_str();
+  cmd->add_option("--variant", s.variant, "Micro-benchmarks: the variant, e.g. sgemm, triad, write");
+  cmd->add_option("--size", s.size, "Micro-benchmarks: matrix order, grid edge, elements per array or file bytes");
+  cmd->add_option("--block", s.block, "io-seq, io-lat: bytes per request");
+  cmd->add_option("--mode", s.io_mode, "io-seq: direct or buffered");
+  cmd->add_option("--path", options->path, "io-seq, io-lat: the folder to write the scratch file in");
   cmd->add_flag("--fingerprint-only", options->fingerprint_only,
                "Print the environment's fingerprint (no data, no model) and exit");
   // Accepted for symmetry with the design's command line; output is always JSON lines.
@@ -206,6 +263,10 @@ void add_worker_command(CLI::App& app, int& exit_code) {
       emit({{"type", "error"}, {"kind", "usage"}, {"message", e.what()}});
       std::cerr << "dlcbench worker: " << e.what() << "\n";
       exit_code = kExitUsage;
+    } catch (const ValidationError& e) {
+      emit({{"type", "error"}, {"kind", "validation"}, {"message", e.what()}});
+      std::cerr << "dlcbench worker: " << e.what() << "\n";
+      exit_code = kExitFailure;
     } catch (const DataError& e) {
       emit({{"type", "error"}, {"kind", "data"}, {"message", e.what()}});
       std::cerr << "dlcbench worker: " << e.what() << "\n";

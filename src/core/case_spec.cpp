@@ -4,23 +4,50 @@
 #include <nlohmann/json.hpp>
 
 namespace dlcbench {
+namespace {
+
+// 1048576 -> "1M", 4096 -> "4K", 1000 -> "1000": exact binary units only, so
+// the id names the size exactly.
+std::string byte_label(std::int64_t bytes) {
+  const char* units[] = {"", "K", "M", "G", "T"};
+  int u = 0;
+  while (u < 4 && bytes >= 1024 && bytes % 1024 == 0) bytes /= 1024, ++u;
+  return fmt::format("{}{}", bytes, units[u]);
+}
+
+}  // namespace
 
 std::string CaseSpec::id() const {
   if (workload == "startup") return workload;  // no back end, device or batch
+  if (micro()) {
+    std::string id = workload;
+    if (!variant.empty()) id += "/" + variant;
+    if (!io_mode.empty()) id += "/" + io_mode;
+    id += block > 0 ? fmt::format("/bs{}/{}", byte_label(block), byte_label(size)) : fmt::format("/n{}", size);
+    if (!io_target.empty()) id += "@" + io_target;
+    return id;
+  }
   return fmt::format("{}/{}/{}/b{}{}", workload, backend, device, batch, input == "disk" ? "/disk" : "");
 }
 
 std::vector<std::string> CaseSpec::worker_args() const {
-  return {"worker",
-          "--workload", workload,
-          "--backend", backend,
-          "--device", device,
-          "--batch", std::to_string(batch),
-          "--warmup", std::to_string(warmup),
-          "--iters", std::to_string(iters),
-          "--threads", std::to_string(threads),
-          "--seed", std::to_string(seed),
-          "--input", input};
+  std::vector<std::string> args = {"worker",
+                                   "--workload", workload,
+                                   "--backend", backend,
+                                   "--device", device,
+                                   "--batch", std::to_string(batch),
+                                   "--warmup", std::to_string(warmup),
+                                   "--iters", std::to_string(iters),
+                                   "--threads", std::to_string(threads),
+                                   "--seed", std::to_string(seed),
+                                   "--input", input};
+  if (micro()) {
+    args.insert(args.end(), {"--size", std::to_string(size)});
+    if (!variant.empty()) args.insert(args.end(), {"--variant", variant});
+    if (block > 0) args.insert(args.end(), {"--block", std::to_string(block)});
+    if (!io_mode.empty()) args.insert(args.end(), {"--mode", io_mode});
+  }
+  return args;
 }
 
 void to_json(nlohmann::json& j, const CaseSpec& c) {
@@ -28,6 +55,13 @@ void to_json(nlohmann::json& j, const CaseSpec& c) {
        {"device", c.device},   {"batch", c.batch},       {"warmup", c.warmup},
        {"iters", c.iters},     {"threads", c.threads},   {"seed", c.seed},
        {"input", c.input}};
+  if (c.micro()) {
+    j["variant"] = c.variant;
+    j["size"] = c.size;
+    j["block"] = c.block;
+    j["io_mode"] = c.io_mode;
+    j["io_target"] = c.io_target;
+  }
 }
 
 void from_json(const nlohmann::json& j, CaseSpec& c) {
@@ -40,6 +74,11 @@ void from_json(const nlohmann::json& j, CaseSpec& c) {
   j.at("threads").get_to(c.threads);
   c.seed = j.value("seed", std::uint64_t{42});
   c.input = j.value("input", std::string("memory"));
+  c.variant = j.value("variant", std::string());
+  c.size = j.value("size", std::int64_t{0});
+  c.block = j.value("block", std::int64_t{0});
+  c.io_mode = j.value("io_mode", std::string());
+  c.io_target = j.value("io_target", std::string());
 }
 
 }  // namespace dlcbench

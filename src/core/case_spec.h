@@ -24,11 +24,23 @@ struct CaseSpec {
   // "disk": each step reads its batch from the data set's files, timed.
   std::string input = "memory";
 
+  // Micro-benchmarks (gemm, hpl, hpcg, stream, io-seq, io-lat); empty or 0
+  // for training and startup.
+  std::string variant;    // e.g. "sgemm", "triad", "write"
+  std::int64_t size = 0;  // matrix order, grid edge, elements or file bytes
+  std::int64_t block = 0;  // io: bytes per request
+  std::string io_mode;    // io-seq: "direct" or "buffered"
+  std::string io_target;  // io: "rootfs", "tmpfs" or a host folder (see micro_workloads.h)
+
+  bool micro() const { return size > 0; }
+
   // Identifies the case in results and reports, e.g. "fcn5/torch/cpu/b64",
-  // with "/disk" appended when batches are read from disk.
+  // with "/disk" appended when batches are read from disk;
+  // "gemm/sgemm/n4096", "io-seq/read/direct/bs1M/256M@rootfs".
   std::string id() const;
-  // Arguments that make `dlcbench worker` run this case; the data location is
-  // added by the environment, which knows where the data is mounted.
+  // Arguments that make `dlcbench worker` run this case; the data location
+  // and the I/O folder are added by the environment, which knows where it
+  // mounts them.
   std::vector<std::string> worker_args() const;
 };
 

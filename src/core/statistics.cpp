@@ -31,6 +31,23 @@ double mean(std::span<const double> xs) {
 
 double stddev(std::span<const double> xs) { return std::sqrt(variance(xs)); }
 
+double percentile(std::span<const double> xs, double q) {
+  if (xs.empty()) return std::nan("");
+  std::vector<double> sorted(xs.begin(), xs.end());
+  std::sort(sorted.begin(), sorted.end());
+  const double position = q * static_cast<double>(sorted.size() - 1);
+  const auto below = static_cast<std::size_t>(position);
+  const std::size_t above = std::min(below + 1, sorted.size() - 1);
+  return sorted[below] + (position - static_cast<double>(below)) * (sorted[above] - sorted[below]);
+}
+
+double run_value(const std::string& statistic, std::span<const double> xs) {
+  if (statistic == "mean") return mean(xs);
+  if (statistic == "median") return median(xs);
+  if (statistic == "min") return xs.empty() ? std::nan("") : *std::min_element(xs.begin(), xs.end());
+  throw std::invalid_argument("unknown run statistic " + statistic);
+}
+
 double median(std::span<const double> xs) {
   if (xs.empty()) return kNaN;
   std::vector<double> v(xs.begin(), xs.end());

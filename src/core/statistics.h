@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <span>
+#include <string>
 #include <vector>
 
 namespace dlcbench {
@@ -24,6 +25,13 @@ double mean(std::span<const double> xs);
 // Sample (n - 1) standard deviation.
 double stddev(std::span<const double> xs);
 double median(std::span<const double> xs);
+// The q-quantile (0..1) by linear interpolation between order statistics
+// (type 7, as R and NumPy default); NaN for no values.
+double percentile(std::span<const double> xs, double q);
+// The value one launch contributes, from its measured samples: "mean",
+// "median" or "min" (best of N, as STREAM reports). Throws
+// std::invalid_argument for another name.
+double run_value(const std::string& statistic, std::span<const double> xs);
 
 // Two-sided quantile of Student's t: the t with P(|T| <= t) = confidence.
 double student_t_critical(double confidence, double df);

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "core/errors.h"
+#include "workloads/micro/micro_workloads.h"
 #include "workloads/registry.h"
 
 namespace dlcbench {
@@ -21,6 +22,18 @@ std::vector<std::string> split_list(const std::string& text) {
   return items;
 }
 
+std::vector<std::string> split_workload_list(const std::string& text) {
+  std::vector<std::string> items;
+  for (const auto& item : split_list(text)) {
+    const auto colon = item.find(':'), eq = item.find('=');
+    const bool continues = !items.empty() && eq != std::string::npos && (colon == std::string::npos || eq < colon) &&
+                           items.back().find(':') != std::string::npos;
+    if (continues) items.back() += "," + item;
+    else items.push_back(item);
+  }
+  return items;
+}
+
 std::vector<CaseSpec> expand_cases(const PlanRequest& request) {
   if (request.workloads.empty())
     throw UsageError(fmt::format("no workload given: valid workloads are {}", fmt::join(workload_names(), ", ")));
@@ -28,14 +41,34 @@ std::vector<CaseSpec> expand_cases(const PlanRequest& request) {
     throw UsageError(fmt::format("no back end given: valid back ends are {}", fmt::join(backend_names(), ", ")));
   for (int b : request.batches)
     if (b < 1) throw UsageError(fmt::format("batch size {} is not positive", b));
-  if (request.iters < 1) throw UsageError("--iters must be at least 1");
-  if (request.warmup < 0) throw UsageError("--warmup cannot be negative");
+  if (request.iters && *request.iters < 1) throw UsageError("--iters must be at least 1");
+  if (request.warmup && *request.warmup < 0) throw UsageError("--warmup cannot be negative");
+  if (request.io_targets.empty()) throw UsageError("--path: give at least one of rootfs, tmpfs or a folder");
+  MicroPlanSettings micro;
+  micro.io_targets = request.io_targets;
+  micro.warmup = request.warmup;
+  micro.iters = request.iters;
+  micro.threads = request.threads;
+  micro.seed = request.seed;
   if (request.threads < 1) throw UsageError("--threads must be at least 1");
   if (request.input != "memory" && request.input != "disk")
     throw UsageError(fmt::format("--input {}: valid values are memory and disk", request.input));
 
   std::vector<CaseSpec> cases;
-  for (const auto& workload : request.workloads) {
+  for (const auto& item : request.workloads) {
+    const std::string workload = item.substr(0, item.find_first_of("/:"));
+    if (find_micro_workload(workload)) {
+      for (auto& c : expand_micro_cases(parse_micro_request(item), micro)) cases.push_back(std::move(c));
+      continue;
+    }
+    if (workload != item)
+      throw UsageError(fmt::format("workload '{}': only the micro-benchmarks ({}) take variants and options; "
+                                   "training workloads take --batch and --backends",
+                                   item, [] {
+                                     std::vector<std::string> names;
+                                     for (const auto& m : micro_workloads()) names.push_back(m.name);
+                                     return fmt::format("{}", fmt::join(names, ", "));
+                                   }()));
     if (workload == kStartupWorkload) {
       if (request.starts < 1) throw UsageError("--starts must be at least 1");
       CaseSpec c;
@@ -60,8 +93,8 @@ std::vector<CaseSpec> expand_cases(const PlanRequest& request) {
         c.backend = backend;
         c.device = request.device;
         c.batch = batch;
-        c.warmup = request.warmup;
-        c.iters = request.iters;
+        c.warmup = request.warmup.value_or(kTrainingWarmup);
+        c.iters = request.iters.value_or(kTrainingIters);
         c.threads = request.threads;
         c.seed = request.seed;
         c.input = request.input;
@@ -72,7 +105,8 @@ std::vector<CaseSpec> expand_cases(const PlanRequest& request) {
   for (std::size_t i = 0; i < cases.size(); ++i)
     for (std::size_t j = 0; j < i; ++j)
       if (cases[i].id() == cases[j].id())
-        throw UsageError(fmt::format("case {} is listed twice: give each workload and batch size once", cases[i].id()));
+        throw UsageError(fmt::format("case {} is listed twice: give each workload and batch size (or variant) once",
+                                     cases[i].id()));
   return cases;
 }
 

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -31,17 +32,26 @@ struct Plan {
 };
 
 struct PlanRequest {
+  // Items of --workloads: "fcn5", "startup", or a micro-benchmark with its
+  // variant and options, "gemm/sgemm:n=2048" (see split_workload_list).
   std::vector<std::string> workloads;
   std::vector<std::string> backends;
   std::string device = "cpu";
   std::vector<int> batches;  // empty: each workload's default
-  int warmup = 5;
-  int iters = 20;
+  // Unset: each workload's default (training 5 and 20; micro-benchmarks
+  // their own, see micro_workloads.h).
+  std::optional<int> warmup;
+  std::optional<int> iters;
   int threads = 1;
   std::uint64_t seed = 42;
   std::string input = "memory";  // or "disk"
   int starts = 10;               // timed starts per round of the startup workload
+  // Where the I/O micro-benchmarks write: "rootfs", "tmpfs" or host folders.
+  std::vector<std::string> io_targets = {"rootfs"};
 };
+
+inline constexpr int kTrainingWarmup = 5;
+inline constexpr int kTrainingIters = 20;
 
 // Expands the request into cases, validating every name (UsageError lists
 // the valid ones).
@@ -49,6 +59,10 @@ std::vector<CaseSpec> expand_cases(const PlanRequest& request);
 
 // Splits "a,b,c" and drops empty items.
 std::vector<std::string> split_list(const std::string& text);
+// The value of --workloads: "fcn5,io-seq:size=1g,block=4m,stream/triad". A
+// "key=value" item continues the workload before it, so options may be
+// separated by commas as in --envs.
+std::vector<std::string> split_workload_list(const std::string& text);
 
 // The environment order of each round: every environment once, shuffled by
 // a generator seeded with the plan's seed, so it is random but reproducible.

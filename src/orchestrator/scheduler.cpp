@@ -8,6 +8,7 @@
 #include "core/process.h"
 #include "core/statistics.h"
 #include "core/timer.h"
+#include "workloads/micro/micro_workloads.h"
 #include "workloads/registry.h"
 
 namespace dlcbench {
@@ -30,9 +31,8 @@ std::string format_eta(double seconds) {
 
 struct LaunchOutcome {
   ProcessResult result;  // of the worker, or of the first start that failed
-  int measured = 0;
-  double measured_sum = 0;
-  double median = 0;     // of the measured starts (startup workload)
+  std::vector<double> measured;  // seconds of each measured batch, operation or start
+  double work = 0;               // of one micro-benchmark operation (flops, bytes)
   std::string what = "worker";
   std::string instance;  // what cleanup() must remove after a failure
 };
@@ -50,7 +50,8 @@ LaunchOutcome run_worker(const Plan& plan, const CaseSpec& spec, ScheduledEnviro
                          const ScheduleOptions& options) {
   LaunchOutcome out;
   out.instance = instance;
-  WorkerLaunch launch{WorkerLaunch::Program::worker, spec.worker_args(), plan.data, options.worker_env};
+  WorkerLaunch launch{WorkerLaunch::Program::worker, spec.worker_args(), plan.data, options.worker_env,
+                      spec.io_target};
   const LaunchCommand command = env.environment->command(launch, instance);
   const ProcessSpec process = command.process(plan.case_timeout_seconds, options.cancel);
   out.result = run_process(process, [&](std::string_view line) {
@@ -58,8 +59,8 @@ LaunchOutcome run_worker(const Plan& plan, const CaseSpec& spec, ScheduledEnviro
     if (record.is_discarded() || !record.is_object()) record = {{"type", "worker_output"}, {"text", std::string(line)}};
     record = tag(std::move(record), env.label, round, spec);
     if (record.value("type", "") == "sample" && record.value("phase", "") == "measured") {
-      ++out.measured;
-      out.measured_sum += record.value("seconds", 0.0);
+      out.measured.push_back(record.value("seconds", 0.0));
+      out.work = record.value("work", 0.0);
     }
     results.append(record);
   });
@@ -74,10 +75,9 @@ LaunchOutcome time_starts(const Plan& plan, const CaseSpec& spec, ScheduledEnvir
                           const ScheduleOptions& options) {
   LaunchOutcome out;
   out.what = "start";
-  std::vector<double> measured;
   const double timeout = std::min(plan.case_timeout_seconds, 300.0);
   for (int i = 0; i < spec.warmup + spec.iters; ++i) {
-    WorkerLaunch launch{WorkerLaunch::Program::noop, {}, plan.data, options.worker_env};
+    WorkerLaunch launch{WorkerLaunch::Program::noop, {}, plan.data, options.worker_env, ""};
     out.instance = fmt::format("{}-s{}", instance, i);
     const LaunchCommand command = env.environment->command(launch, out.instance);
     const ProcessSpec process = command.process(timeout, options.cancel);
@@ -91,12 +91,23 @@ LaunchOutcome time_starts(const Plan& plan, const CaseSpec& spec, ScheduledEnvir
                         {"iter", warmup ? i : i - spec.warmup},
                         {"seconds", seconds}},
                        env.label, round, spec));
-    if (!warmup) measured.push_back(seconds);
+    if (!warmup) out.measured.push_back(seconds);
   }
-  out.measured = static_cast<int>(measured.size());
-  for (double s : measured) out.measured_sum += s;
-  out.median = summarize(measured).median;
   return out;
+}
+
+// One launch's value, as the analysis takes it (run_value), and how the log
+// line reads it.
+std::string describe_run(const CaseSpec& spec, const LaunchOutcome& launched) {
+  const std::string statistic = run_statistic(spec);
+  const double value = run_value(statistic, launched.measured);
+  const auto count = launched.measured.size();
+  if (spec.workload == kStartupWorkload)
+    return fmt::format("{:.5f} s/start (median of {} starts)", value, count);
+  if (const MicroWorkloadInfo* micro = find_micro_workload(spec.workload))
+    return fmt::format("{:.4g} {} ({} of {} operations)", micro_figure(*micro, launched.work, value),
+                       micro->figure_unit, statistic == "min" ? "best" : statistic, count);
+  return fmt::format("{:.5f} s/batch over {} batches", value, count);
 }
 
 }  // namespace
@@ -161,8 +172,7 @@ ScheduleResult run_schedule(const Plan& plan, std::vector<ScheduledEnvironment>&
                                            ? time_starts(plan, spec, env, instance, round, results, options)
                                            : run_worker(plan, spec, env, instance, round, results, options);
         const ProcessResult& result = launched.result;
-        const int measured = launched.measured;
-        const double measured_sum = launched.measured_sum;
+        const int measured = static_cast<int>(launched.measured.size());
         const double wall_seconds = wall.seconds();
         ++outcome.launches;
 
@@ -196,12 +206,9 @@ ScheduleResult run_schedule(const Plan& plan, std::vector<ScheduledEnvironment>&
         if (ok) {
           consecutive_failures[index] = 0;
           run_values[case_index * environments.size() + index].push_back(
-              spec.workload == kStartupWorkload ? launched.median : measured_sum / measured);
-          const bool startup = spec.workload == kStartupWorkload;
-          log(fmt::format("round {}/{}  {}  {:<8} {:.5f} {} over {} {}  ({}/{}, ETA {})", round, rounds,
-                          spec.id(), env.label, startup ? launched.median : measured_sum / measured,
-                          startup ? "s/start (median)" : "s/batch", measured, startup ? "starts" : "batches", done,
-                          total, format_eta(per_launch * (total - done))));
+              run_value(run_statistic(spec), launched.measured));
+          log(fmt::format("round {}/{}  {}  {:<8} {}  ({}/{}, ETA {})", round, rounds, spec.id(), env.label,
+                          describe_run(spec, launched), done, total, format_eta(per_launch * (total - done))));
         } else {
           ++outcome.failed_launches;
           log(fmt::format("round {}/{}  {}  {:<8} FAILED: {}", round, rounds, spec.id(), env.label,

@@ -7,6 +7,8 @@
 
 #include <fmt/format.h>
 
+#include "report/markdown.h"
+
 namespace dlcbench {
 namespace {
 
@@ -17,10 +19,60 @@ std::string ci(const Summary& s) {
   return fmt::format("{:.5f} .. {:.5f}", s.ci95_low, s.ci95_high);
 }
 
-std::string render_case(const CaseAnalysis& c, const std::string& baseline) {
+// A table in aligned columns (figures to the right), each line indented by two.
+std::string aligned(const TextTable& t) {
+  std::vector<std::size_t> width(t.header.size(), 0);
+  for (std::size_t i = 0; i < t.header.size(); ++i) width[i] = t.header[i].size();
+  for (const auto& r : t.rows)
+    for (std::size_t i = 0; i < r.size() && i < width.size(); ++i) width[i] = std::max(width[i], r[i].size());
+  auto line = [&](const std::vector<std::string>& cells) {
+    std::string out;
+    for (std::size_t i = 0; i < cells.size() && i < width.size(); ++i) {
+      const bool right = i < t.numeric.size() && t.numeric[i];
+      const bool last = i + 1 == cells.size();
+      out += right ? fmt::format("  {:>{}}", cells[i], width[i])
+                   : last ? fmt::format("  {}", cells[i]) : fmt::format("  {:<{}}", cells[i], width[i]);
+    }
+    return out + "\n";
+  };
+  std::string out = line(t.header);
+  for (const auto& r : t.rows) out += line(r);
+  return out;
+}
+
+// The comparisons against the baseline and the failed launches, under a
+// case's table.
+std::string render_comparisons(const CaseAnalysis& c, const std::string& baseline) {
   std::string out;
-  out += fmt::format("\n{}  ({}; statistics over runs, each run the {} of its measured {})\n", c.case_id, c.unit,
-                     c.run_statistic, c.startup ? "starts" : "batches");
+  for (const auto& o : c.overheads) {
+    if (!o.compared) {
+      out += fmt::format("  {} vs {}: NOT COMPARED, the environments did not run like for like:\n", o.env, baseline);
+      out += describe_mismatches(o.mismatches, baseline, o.env);
+      continue;
+    }
+    out += fmt::format("  {} vs {}: {} {:.4f}, {}  [Fieller CI, Welch t-test; Mann-Whitney p = {}]{}\n", o.env,
+                       baseline, ratio_label(c), o.estimate.ratio, o.verdict,
+                       std::isfinite(o.rank_test.p_value) ? fmt::format("{:.2g}", o.rank_test.p_value) : "n/a",
+                       o.mismatch_allowed ? "  MISMATCH ALLOWED: not like for like (--allow-mismatch)" : "");
+    if (!o.mismatches.empty()) out += describe_mismatches(o.mismatches, baseline, o.env);
+  }
+  for (const auto& e : c.envs)
+    for (const auto& f : e.failures) out += fmt::format("  {} failed, {}\n", e.env, f);
+  return out;
+}
+
+// A micro-benchmark in its figure (GFLOP/s, ms, ...), in the table the
+// Markdown and HTML reports show: a rate's interval comes out swapped from
+// the seconds it is computed on; a latency also over all its operations.
+std::string render_micro_case(const CaseAnalysis& c, const std::string& baseline) {
+  return fmt::format("\n{}  ({})\n", c.case_id, case_caption(c)) + aligned(detail_table(c)) +
+         render_comparisons(c, baseline);
+}
+
+std::string render_case(const CaseAnalysis& c, const std::string& baseline) {
+  if (c.micro) return render_micro_case(c, baseline);
+  std::string out;
+  out += fmt::format("\n{}  ({})\n", c.case_id, case_caption(c));
   std::size_t w = 10;  // the env column fits the longest label ("docker:cpus=1")
   for (const auto& e : c.envs) w = std::max(w, e.env.size());
   out += fmt::format("  {:<{}} {:>5} {:>8} {:>10} {:>10} {:>10} {:>22} {:>7}  {}\n", "env", w, "runs",
@@ -40,39 +92,33 @@ std::string render_case(const CaseAnalysis& c, const std::string& baseline) {
                        e.batch_seconds.size(), num(e.runs.mean), num(e.runs.median), num(e.runs.stddev), ci(e.runs),
                        std::isfinite(e.runs.cv) ? 100 * e.runs.cv : 0.0, data);
   }
-  for (const auto& o : c.overheads) {
-    if (!o.compared) {
-      out += fmt::format("  {} vs {}: NOT COMPARED, the environments did not run like for like:\n", o.env, baseline);
-      out += describe_mismatches(o.mismatches, baseline, o.env);
-      continue;
-    }
-    out += fmt::format("  {} vs {}: ratio {:.4f}, {}  [Fieller CI, Welch t-test; Mann-Whitney p = {}]{}\n", o.env,
-                       baseline, o.estimate.ratio, o.verdict,
-                       std::isfinite(o.rank_test.p_value) ? fmt::format("{:.2g}", o.rank_test.p_value) : "n/a",
-                       o.mismatch_allowed ? "  MISMATCH ALLOWED: not like for like (--allow-mismatch)" : "");
-    if (!o.mismatches.empty()) out += describe_mismatches(o.mismatches, baseline, o.env);
-  }
-  for (const auto& e : c.envs)
-    for (const auto& f : e.failures) out += fmt::format("  {} failed, {}\n", e.env, f);
-  return out;
+  return out + render_comparisons(c, baseline);
 }
 
+// Micro-benchmarks differ in unit from case to case, so their summary is the
+// Markdown report's table: each cell carries its unit and interval, the
+// overhead and verdict in columns of their own.
 // The paper's layout: a row per case, a column per environment, each cell
 // the mean and the overhead against the baseline ("*" where significant).
-std::string render_summary(const Analysis& analysis, bool startup) {
+// Micro-benchmarks show their figure (GFLOP/s, ms, ...; the unit beside the
+// case), while the percentage stays the change in time per operation.
+std::string render_summary(const Analysis& analysis, CaseKind kind) {
   std::vector<std::string> envs;
   for (const auto& c : analysis.cases)
-    if (c.startup == startup)
+    if (kind_of(c) == kind)
       for (const auto& e : c.envs)
         if (std::find(envs.begin(), envs.end(), e.env) == envs.end()) envs.push_back(e.env);
   std::vector<std::vector<std::string>> rows;
   for (const auto& c : analysis.cases) {
-    if (c.startup != startup) continue;
-    std::vector<std::string> row{c.case_id};
+    if (kind_of(c) != kind) continue;
+    std::vector<std::string> row{c.micro ? fmt::format("{} ({})", c.case_id, c.figure_unit) : c.case_id};
     for (const auto& name : envs) {
       std::string cell = "n/a";
-      for (const auto& e : c.envs)
-        if (e.env == name && e.runs.n) cell = num(e.runs.mean);
+      for (const auto& e : c.envs) {
+        if (e.env != name || !e.runs.n) continue;
+        const FigureSummary f = figure_summary(c, e.runs);
+        cell = c.micro ? format_figure(f.mean, figure_decimals(f.mean)) : num(e.runs.mean);
+      }
       for (const auto& o : c.overheads)
         if (o.env == name)
           cell += !o.compared ? " not compared"
@@ -90,9 +136,13 @@ std::string render_summary(const Analysis& analysis, bool startup) {
   for (std::size_t i = 0; i < envs.size(); ++i) width[i + 1] = envs[i].size();
   for (const auto& r : rows)
     for (std::size_t i = 0; i < r.size(); ++i) width[i] = std::max(width[i], r[i].size());
-  std::string out = fmt::format("\nSummary: {} (mean of runs), and vs {} in percent; * = significant (95% CI "
-                                "excludes 1, Welch p < 0.05)\n",
-                                startup ? "s/start" : "s/batch", analysis.baseline);
+  const std::string what = kind == CaseKind::startup ? "s/start (mean of runs), and vs {} in percent"
+                           : kind == CaseKind::micro
+                               ? "micro-benchmarks in their units (mean of runs), and the change in time per "
+                                 "operation vs {} in percent (+ is slower)"
+                               : "s/batch (mean of runs), and vs {} in percent";
+  std::string out = fmt::format("\nSummary: {}; * = significant (95% CI excludes 1, Welch p < 0.05)\n",
+                                fmt::format(fmt::runtime(what), analysis.baseline));
   out += fmt::format("  {:<{}}", "case", width[0]);
   for (std::size_t i = 0; i < envs.size(); ++i) out += fmt::format("  {:<{}}", envs[i], width[i + 1]);
   out += "\n";
@@ -108,17 +158,15 @@ std::string render_summary(const Analysis& analysis, bool startup) {
 
 std::string render_console(const Analysis& analysis) {
   std::string out;
-  for (const auto& c : analysis.cases)
-    if (!c.startup) out += render_case(c, analysis.baseline);
-  bool heading = false;
-  for (const auto& c : analysis.cases) {
-    if (!c.startup) continue;
-    if (!heading) out += "\nContainer start-up (apart from training: a static program that exits at once)\n";
-    heading = true;
-    out += render_case(c, analysis.baseline);
+  for (CaseKind kind : kCaseKinds) {
+    if (kind == CaseKind::micro && has_cases(analysis, kind))
+      out += "\nMicro-benchmarks (each in its own figure; statistics and overheads over seconds per operation)\n";
+    if (kind == CaseKind::startup && has_cases(analysis, kind))
+      out += "\nContainer start-up (apart from training: a static program that exits at once)\n";
+    for (const auto& c : analysis.cases)
+      if (kind_of(c) == kind) out += render_case(c, analysis.baseline);
   }
-  out += render_summary(analysis, false);
-  out += render_summary(analysis, true);
+  for (CaseKind kind : kCaseKinds) out += render_summary(analysis, kind);
   for (const auto& n : analysis.notes) out += fmt::format("note: {}\n", n);
   return out;
 }

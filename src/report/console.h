@@ -1,5 +1,7 @@
 // The table printed at the end of `dlcbench run`: per case, one row per
-// environment with seconds per batch, and the overhead against the baseline.
+// environment with seconds per batch (a micro-benchmark: its figure, e.g.
+// GFLOP/s), and the overhead against the baseline; then a summary per
+// section (training, micro-benchmarks, container start-up).
 #pragma once
 
 #include <string>

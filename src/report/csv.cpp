@@ -4,6 +4,10 @@
 #include <iterator>
 #include <map>
 
+#include <fmt/format.h>
+
+#include "workloads/micro/micro_workloads.h"
+
 namespace dlcbench {
 namespace {
 
@@ -18,12 +22,28 @@ std::string cell(const nlohmann::json& record, const char* key) {
   return it->dump();
 }
 
+// A micro-benchmark sample's figure (GFLOP/s, GB/s, MB/s from its work and
+// seconds; ms from its seconds) to 12 significant digits, beyond the timer's
+// resolution but without the noise of the conversion (0.145853, not
+// 0.14585299999999998); "" for other samples and for a rate without work or
+// a positive time.
+std::string figure_cell(const MicroWorkloadInfo* micro, const nlohmann::json& record) {
+  if (!micro) return "";
+  const auto seconds = record.find("seconds"), work = record.find("work");
+  if (seconds == record.end() || !seconds->is_number()) return "";
+  const double s = seconds->get<double>();
+  if (micro->rate && (work == record.end() || !work->is_number() || !(s > 0))) return "";
+  const double figure = micro_figure(*micro, micro->rate ? work->get<double>() : 0, s);
+  return std::isfinite(figure) ? fmt::format("{:.12g}", figure) : "";
+}
+
 }  // namespace
 
 const std::vector<std::string>& samples_csv_columns() {
-  static const std::vector<std::string> columns = {"run_id", "case",    "workload", "backend",     "device",
-                                                   "batch",  "input",   "env",      "round",       "phase",
-                                                   "iter",   "seconds", "loss",     "read_seconds"};
+  // New columns go at the end, so readers that index columns keep working.
+  static const std::vector<std::string> columns = {
+      "run_id", "case", "workload", "backend", "device",       "batch", "input",       "env",   "round",
+      "phase",  "iter", "seconds",  "loss",    "read_seconds", "work",  "figure_unit", "figure"};
   return columns;
 }
 
@@ -59,6 +79,7 @@ void write_samples_csv(std::ostream& out, const nlohmann::json& manifest, const 
     const std::string case_id = cell(r, "case");
     const auto found = cases.find(case_id);
     const nlohmann::json& c = found == cases.end() ? kNoCase : *found->second;
+    const MicroWorkloadInfo* micro = find_micro_workload(cell(c, "workload"));
     const std::string fields[] = {run_id,
                                   case_id,
                                   cell(c, "workload"),
@@ -72,7 +93,10 @@ void write_samples_csv(std::ostream& out, const nlohmann::json& manifest, const 
                                   cell(r, "iter"),
                                   cell(r, "seconds"),
                                   cell(r, "loss"),
-                                  cell(r, "read_seconds")};
+                                  cell(r, "read_seconds"),
+                                  micro ? cell(r, "work") : "",
+                                  micro ? micro->figure_unit : "",
+                                  figure_cell(micro, r)};
     for (std::size_t i = 0; i < std::size(fields); ++i) out << (i ? "," : "") << csv_field(fields[i]);
     out << "\n";
   }

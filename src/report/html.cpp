@@ -336,12 +336,40 @@ std::string html_escape(const std::string& text) {
   return out;
 }
 
+// What a case's charts show: seconds per batch (start), or a
+// micro-benchmark's figure (GFLOP/s, ms, ...) with its unit.
+struct Shown {
+  const CaseAnalysis& c;
+  std::string unit() const { return c.micro ? c.figure_unit : c.unit; }
+  double operator()(double seconds) const { return c.micro ? figure_of(c, seconds) : seconds; }
+  // The mean, the interval and the run count of an environment, in the unit
+  // (a rate's interval bounds swapped by figure_summary).
+  struct Mean {
+    std::size_t n = 0;
+    double mean = NAN, ci95_low = NAN, ci95_high = NAN;
+  };
+  Mean mean(const Summary& s) const {
+    if (!c.micro) return {s.n, s.mean, s.ci95_low, s.ci95_high};
+    const FigureSummary f = figure_summary(c, s);
+    return {f.n, f.mean, f.ci95_low, f.ci95_high};
+  }
+  // Text of one value, with the decimals `typical` needs (a figure's).
+  std::string text(double v, double typical) const {
+    return c.micro ? format_figure(v, figure_decimals(typical)) : format_seconds(v);
+  }
+  // ", higher is better" for a rate, ", lower is better" for a latency, ""
+  // for seconds.
+  std::string better() const { return c.micro ? fmt::format(", {}", better_words(c)) : ""; }
+};
+
 std::string svg_bar_chart(const CaseAnalysis& c, const std::string& id) {
+  const Shown shown{c};
   double top = 0;
   for (const auto& e : c.envs) {
-    if (e.runs.n == 0 || !finite(e.runs.mean)) continue;
-    top = std::max(top, e.runs.mean);
-    if (finite(e.runs.ci95_high)) top = std::max(top, e.runs.ci95_high);
+    const auto m = shown.mean(e.runs);
+    if (m.n == 0 || !finite(m.mean)) continue;
+    top = std::max(top, m.mean);
+    if (finite(m.ci95_high)) top = std::max(top, m.ci95_high);
   }
   double lo = 0, hi = top > 0 ? top * 1.04 : 1;
   const Ticks ticks = linear_ticks(lo, hi, 5, true);
@@ -354,14 +382,15 @@ std::string svg_bar_chart(const CaseAnalysis& c, const std::string& id) {
   const double width = left + axis.slot * n + right, height = top_margin + plot_h + axis.height;
   const Scale y{lo, hi, top_margin + plot_h, top_margin};
 
-  std::string out =
-      svg_open("bars", id, width, height,
-               fmt::format("{}: mean {} per environment with its 95% confidence interval", c.case_id, c.unit));
-  y_axis(out, y, ticks, left, left + axis.slot * n, fmt::format("mean {} (95% CI)", c.unit));
+  std::string out = svg_open(
+      "bars", id, width, height,
+      fmt::format("{}: mean {} per environment with its 95% confidence interval{}", c.case_id, shown.unit(),
+                  shown.better()));
+  y_axis(out, y, ticks, left, left + axis.slot * n, fmt::format("mean {} (95% CI){}", shown.unit(), shown.better()));
   out += "<g class=\"marks\">\n";
   for (std::size_t i = 0; i < c.envs.size(); ++i) {
     const EnvironmentStats& e = c.envs[i];
-    const Summary& s = e.runs;
+    const auto s = shown.mean(e.runs);
     const double x = left + axis.slot * (static_cast<double>(i) + 0.5), bar = axis.slot * 0.56;
     if (s.n == 0 || !finite(s.mean)) {
       out += fmt::format(
@@ -370,19 +399,24 @@ std::string svg_bar_chart(const CaseAnalysis& c, const std::string& id) {
           html_escape(e.env), html_escape(no_data_reason(e)), px(x), px(y(0) - 8));
       continue;
     }
-    const bool has_ci = finite(s.ci95_low) && finite(s.ci95_high);
+    // A rate's upper end is unbounded when the time's lower end reaches 0:
+    // the whisker then runs to the top of the axis, without a cap.
+    const bool has_ci = finite(s.ci95_low) && !std::isnan(s.ci95_high);
     const std::string tip = fmt::format(
-        "{}: mean {} {}, 95% CI {}, {} run{}", e.env, format_seconds(s.mean), c.unit,
-        has_ci ? format_seconds(s.ci95_low) + " .. " + format_seconds(s.ci95_high) : "n/a", s.n, s.n == 1 ? "" : "s");
+        "{}: mean {} {}, 95% CI {}, {} run{}", e.env, shown.text(s.mean, s.mean), shown.unit(),
+        has_ci ? shown.text(s.ci95_low, s.mean) + " .. " + shown.text(s.ci95_high, s.mean) : "n/a", s.n,
+        s.n == 1 ? "" : "s");
     out += fmt::format("<g class=\"mark bar\" data-env=\"{}\"><title>{}</title>", html_escape(e.env), html_escape(tip));
     out += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\" stroke=\"{}\"/>",
                        px(x - bar / 2), px(y(s.mean)), px(bar), px(std::max(0.0, y(0) - y(s.mean))), fill_of(i), kInk);
     // A time cannot be negative: an interval reaching below 0 (two runs, wide
     // spread) stops at the axis, without a cap.
-    if (has_ci) whisker(out, x, y(std::max(s.ci95_low, lo)), y(s.ci95_high), 12, s.ci95_low >= lo);
-    const double label_at = y(has_ci ? std::max(s.mean, s.ci95_high) : s.mean) - 6;
+    if (has_ci)
+      whisker(out, x, y(std::max(s.ci95_low, lo)), y(std::min(s.ci95_high, hi)), 12, s.ci95_low >= lo,
+              s.ci95_high <= hi);
+    const double label_at = y(has_ci ? std::min(std::max(s.mean, s.ci95_high), hi) : s.mean) - 6;
     out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" font-size=\"10\">{}</text></g>\n", px(x),
-                       px(label_at), format_seconds(s.mean));
+                       px(label_at), shown.text(s.mean, s.mean));
   }
   out += "</g>\n";
   draw_category_axis(out, c, axis, left, y(lo));
@@ -391,10 +425,18 @@ std::string svg_bar_chart(const CaseAnalysis& c, const std::string& id) {
 }
 
 std::string svg_box_plot(const CaseAnalysis& c, const std::string& id) {
+  const Shown shown{c};
+  // The run values in the unit shown: quartiles and whiskers are taken on
+  // those, so a rate's box is a rate's.
+  std::vector<std::vector<double>> values;
   double lo = INFINITY, hi = -INFINITY;
-  for (const auto& e : c.envs)
-    for (double v : e.run_values)
-      if (finite(v)) lo = std::min(lo, v), hi = std::max(hi, v);
+  for (const auto& e : c.envs) {
+    values.emplace_back();
+    for (double v : e.run_values) {
+      values.back().push_back(shown(v));
+      if (finite(values.back().back())) lo = std::min(lo, values.back().back()), hi = std::max(hi, values.back().back());
+    }
+  }
   if (!(lo <= hi)) {
     lo = 0;
     hi = 1;
@@ -417,16 +459,19 @@ std::string svg_box_plot(const CaseAnalysis& c, const std::string& id) {
 
   std::string out = svg_open(
       "box", id, width, height,
-      fmt::format("{}: the run values ({} of one launch) per environment: median, quartiles, whiskers at 1.5 IQR, "
-                  "every run a dot",
-                  c.case_id, c.unit));
-  y_axis(out, y, ticks, left, left + axis.slot * n, fmt::format("run {} ({})", c.run_statistic, c.unit));
+      fmt::format("{}: the run values ({}) per environment: median, quartiles, whiskers at 1.5 IQR, every run a dot",
+                  c.case_id,
+                  c.micro ? fmt::format("in {}, each the {}", c.figure_unit, run_value_words(c))
+                          : fmt::format("{} of one launch", c.unit)));
+  y_axis(out, y, ticks, left, left + axis.slot * n,
+         c.micro ? fmt::format("run value, {}{}", shown.unit(), shown.better())
+                 : fmt::format("run {} ({})", c.run_statistic, c.unit));
   out += "<g class=\"marks\">\n";
   for (std::size_t i = 0; i < c.envs.size(); ++i) {
     const EnvironmentStats& e = c.envs[i];
     const double x = left + axis.slot * (static_cast<double>(i) + 0.5), box = axis.slot * 0.5;
     std::vector<double> v;
-    for (double r : e.run_values)
+    for (double r : values[i])
       if (finite(r)) v.push_back(r);
     if (v.empty()) {
       out += fmt::format(
@@ -442,9 +487,10 @@ std::string svg_box_plot(const CaseAnalysis& c, const std::string& id) {
       if (r >= q1 - 1.5 * iqr) w_lo = std::min(w_lo, r);
       if (r <= q3 + 1.5 * iqr) w_hi = std::max(w_hi, r);
     }
+    auto text = [&](double value) { return shown.text(value, med); };
     const std::string tip = fmt::format("{}: median {}, quartiles {} .. {}, whiskers {} .. {} (1.5 IQR), {} run{}",
-                                        e.env, format_seconds(med), format_seconds(q1), format_seconds(q3),
-                                        format_seconds(w_lo), format_seconds(w_hi), v.size(), v.size() == 1 ? "" : "s");
+                                        e.env, text(med), text(q1), text(q3), text(w_lo), text(w_hi), v.size(),
+                                        v.size() == 1 ? "" : "s");
     out += fmt::format("<g class=\"mark boxplot\" data-env=\"{}\"><title>{}</title>", html_escape(e.env),
                        html_escape(tip));
     out += fmt::format(
@@ -460,7 +506,7 @@ std::string svg_box_plot(const CaseAnalysis& c, const std::string& id) {
     // golden ratio: the same picture every time the report is made.
     out += fmt::format("<g class=\"runs\" data-env=\"{}\">", html_escape(e.env));
     std::size_t k = 0;
-    for (double r : e.run_values) {
+    for (double r : values[i]) {
       ++k;
       if (!finite(r)) continue;
       const double spread = std::fmod(static_cast<double>(k) * 0.6180339887498949, 1.0) - 0.5;
@@ -469,7 +515,7 @@ std::string svg_box_plot(const CaseAnalysis& c, const std::string& id) {
           "<circle cx=\"{}\" cy=\"{}\" r=\"3\" fill=\"{}\" stroke=\"{}\" stroke-width=\"1\"><title>{}, run "
           "{} of {}: {} {}{}</title></circle>",
           px(x + spread * box * 0.7), px(y(r)), outside ? kInk : "#ffffff", kInk, html_escape(e.env), k,
-          e.run_values.size(), format_seconds(r), c.unit, outside ? " (beyond the whiskers)" : "");
+          e.run_values.size(), text(r), html_escape(shown.unit()), outside ? " (beyond the whiskers)" : "");
     }
     out += "</g>\n";
   }
@@ -479,7 +525,7 @@ std::string svg_box_plot(const CaseAnalysis& c, const std::string& id) {
   return out;
 }
 
-std::string svg_overhead_chart(const Analysis& analysis, bool startup, const std::string& id) {
+std::string svg_overhead_chart(const Analysis& analysis, CaseKind kind, const std::string& id) {
   struct Row {
     const CaseAnalysis* c;
     const Overhead* o;
@@ -490,7 +536,7 @@ std::string svg_overhead_chart(const Analysis& analysis, bool startup, const std
   std::vector<std::pair<std::string, std::size_t>> legend;  // env, place in the plan
   std::size_t group = 0;
   for (const auto& c : analysis.cases) {
-    if (c.startup != startup || c.overheads.empty()) continue;
+    if (kind_of(c) != kind || c.overheads.empty()) continue;
     for (const auto& o : c.overheads) {
       std::size_t place = 0;
       while (place < c.envs.size() && c.envs[place].env != o.env) ++place;
@@ -510,7 +556,9 @@ std::string svg_overhead_chart(const Analysis& analysis, bool startup, const std
   for (const auto& r : rows)
     if (r.o->compared && finite(r.o->estimate.ratio) && r.o->estimate.ratio > 0)
       r_lo = std::min(r_lo, r.o->estimate.ratio), r_hi = std::max(r_hi, r.o->estimate.ratio);
-  const bool log = startup && r_hi / r_lo > 4;
+  // Start-up and I/O can differ many times over between environments:
+  // a log axis keeps every ratio readable there.
+  const bool log = kind != CaseKind::training && r_hi / r_lo > 4;
   auto to_axis = [log](double v) { return log ? (v > 0 ? std::log10(v) : -INFINITY) : v; };
   const double core_lo = to_axis(r_lo), core_hi = to_axis(r_hi);
   const double reach = std::max(core_hi - core_lo, log ? 0.3 : 0.05) * (log ? 1 : 2);
@@ -559,9 +607,15 @@ std::string svg_overhead_chart(const Analysis& analysis, bool startup, const std
   const Scale x{lo, hi, left, left + plot_w, log};
   const double plot_top = top_margin, plot_bottom = top_margin + row_h * static_cast<double>(rows.size());
 
-  std::string out = svg_open(startup ? "overhead startup" : "overhead", id, width, height,
-                             fmt::format("{}: ratio of means against {} with its 95% CI (Fieller); 1.0 is no overhead",
-                                         startup ? "Container start-up" : "Training", analysis.baseline));
+  const bool micro = kind == CaseKind::micro;
+  std::string out =
+      svg_open(kind == CaseKind::training ? std::string("overhead") : fmt::format("overhead {}", kind_slug(kind)), id,
+               width, height,
+               fmt::format("{}: ratio of {} against {} with its 95% CI (Fieller); 1.0 is no overhead",
+                           kind == CaseKind::startup ? "Container start-up"
+                           : micro                   ? "Micro-benchmarks"
+                                                     : "Training",
+                           micro ? "mean times per operation" : "means", analysis.baseline));
 
   // Bands: one per case, alternating, so the rows of a case read together.
   for (std::size_t i = 0; i < rows.size(); ++i) {
@@ -582,8 +636,9 @@ std::string svg_overhead_chart(const Analysis& analysis, bool startup, const std
                      px(left + plot_w), px(plot_bottom), kInk);
   out += fmt::format("<text class=\"axis-title\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n",
                      px(left + plot_w / 2), px(plot_bottom + 38),
-                     html_escape(fmt::format("ratio of means, environment / {}{}: right of 1.0 is slower",
-                                             analysis.baseline, log ? " (log scale)" : "")));
+                     html_escape(fmt::format("ratio of {}, environment / {}{}: right of 1.0 is slower",
+                                             micro ? "mean time per operation" : "means", analysis.baseline,
+                                             log ? " (log scale)" : "")));
   out += "</g>\n";
   out += fmt::format(
       "<g class=\"reference\"><title>1.0: the same mean as {0}, no overhead</title>"
@@ -620,8 +675,8 @@ std::string svg_overhead_chart(const Analysis& analysis, bool startup, const std
     }
     const bool has_ci = !std::isnan(e.ci95_low) && !std::isnan(e.ci95_high);
     const std::string tip =
-        fmt::format("{}, {} vs {}: ratio {:.4f} ({}), 95% CI {}; {}{}", r.c->case_id, o.env, analysis.baseline, e.ratio,
-                    format_percent_change(e.ratio),
+        fmt::format("{}, {} vs {}: {} {:.4f} ({}), 95% CI {}; {}{}", r.c->case_id, o.env, analysis.baseline,
+                    ratio_label(*r.c), e.ratio, format_percent_change(e.ratio),
                     has_ci ? fmt::format("{:.4f} .. {:.4f}", e.ci95_low, e.ci95_high) : std::string("n/a"), o.verdict,
                     o.mismatch_allowed ? "; MISMATCH ALLOWED: not like for like (--allow-mismatch)" : "");
     out += fmt::format("<g class=\"mark ratio{}\" data-env=\"{}\"><title>{}</title>",
@@ -684,9 +739,7 @@ std::string render_html(const Analysis& analysis, const nlohmann::json& manifest
   if (analysis.allow_mismatch)
     out +=
         "<dt>Allow mismatch</dt><dd>yes (--allow-mismatch): comparisons that are not like for like are marked</dd>\n";
-  out +=
-      "</dl>\n<p class=\"method\">Each run is one launch of the worker; its figure is the mean of its measured batches "
-      "(for start-up, the median of its starts). Means, confidence intervals and tests are over runs.</p>\n</header>\n";
+  out += fmt::format("</dl>\n<p class=\"method\">{}</p>\n</header>\n", html_escape(kRunMethod));
 
   if (const auto preflight = preflight_lines(manifest); !preflight.empty()) {
     out += "<section id=\"preflight\">\n<h2>Preflight differences</h2>\n<ul class=\"preflight\">\n";
@@ -694,38 +747,38 @@ std::string render_html(const Analysis& analysis, const nlohmann::json& manifest
     out += "</ul>\n</section>\n";
   }
 
-  const bool any_training =
-      std::any_of(analysis.cases.begin(), analysis.cases.end(), [](const auto& c) { return !c.startup; });
-  const bool any_startup =
-      std::any_of(analysis.cases.begin(), analysis.cases.end(), [](const auto& c) { return c.startup; });
-  out += "<section id=\"summary\">\n<h2>Summary: training</h2>\n";
-  if (any_training) {
-    out +=
-        "<p class=\"caption\">Mean seconds per batch with its 95% CI per environment; overhead = change of the mean "
-        "against the baseline.</p>\n";
-    html_table(out, summary_table(analysis, false), "summary training", "summary-training");
-  } else {
-    out += "<p class=\"chart-missing\">No training cases in this run.</p>\n";
-  }
-  if (any_startup) {
-    out +=
-        "<h2>Summary: container start-up</h2>\n<p class=\"caption\">Apart from training: a static program that "
-        "exits at once, timed from the orchestrator; each run is the median of its starts.</p>\n";
-    html_table(out, summary_table(analysis, true), "summary startup", "summary-startup");
+  // As in the Markdown: training always has its heading, the other
+  // sections appear when they have cases.
+  out += "<section id=\"summary\">\n";
+  for (CaseKind kind : kCaseKinds) {
+    const bool any = has_cases(analysis, kind);
+    if (!any && kind != CaseKind::training) continue;
+    out += fmt::format("<h2>Summary: {}</h2>\n", kind_name(kind));
+    if (!any) {
+      out += "<p class=\"chart-missing\">No training cases in this run.</p>\n";
+      continue;
+    }
+    out += fmt::format("<p class=\"caption\">{}</p>\n", html_escape(summary_caption(kind)));
+    html_table(out, summary_table(analysis, kind), fmt::format("summary {}", kind_slug(kind)),
+               fmt::format("summary-{}", kind_slug(kind)));
   }
   out += "</section>\n";
 
   out += fmt::format("<section id=\"overhead\">\n<h2>Overhead against {}</h2>\n", html_escape(analysis.baseline));
   bool any_overhead = false;
-  for (bool startup : {false, true}) {
-    const std::string chart = svg_overhead_chart(analysis, startup, startup ? "overhead-startup" : "overhead-training");
+  for (CaseKind kind : kCaseKinds) {
+    const std::string chart = svg_overhead_chart(analysis, kind, fmt::format("overhead-{}", kind_slug(kind)));
     if (chart.empty()) continue;
     any_overhead = true;
     out += fmt::format(
-        "<figure>\n{}<figcaption>{}: each environment's mean over the baseline's, with Fieller's 95% "
+        "<figure>\n{}<figcaption>{}: each environment's mean {}over the baseline's, with Fieller's 95% "
         "confidence interval; a line that crosses 1.0 shows no measurable overhead. Hover a mark for "
         "its figures.</figcaption>\n</figure>\n",
-        chart, startup ? "Container start-up" : "Training");
+        chart,
+        kind == CaseKind::startup ? "Container start-up"
+        : kind == CaseKind::micro ? "Micro-benchmarks"
+                                  : "Training",
+        kind == CaseKind::micro ? "time per operation (not the rate: right of 1.0 is slower) " : "");
   }
   if (!any_overhead)
     out += fmt::format(
@@ -737,17 +790,19 @@ std::string render_html(const Analysis& analysis, const nlohmann::json& manifest
   out += "<section id=\"cases\">\n<h2>Details</h2>\n";
   if (analysis.cases.empty()) out += "<p class=\"chart-missing\">No cases in this run.</p>\n";
   std::size_t index = 0;
-  for (bool startup : {false, true}) {
+  for (CaseKind kind : kCaseKinds) {
     for (const auto& c : analysis.cases) {
-      if (c.startup != startup) continue;
+      if (kind_of(c) != kind) continue;
       const std::string id = fmt::format("case-{}", ++index);
       out += fmt::format("<section class=\"case{}\" id=\"{}\">\n<h3>{}</h3>\n<p class=\"caption\">{}</p>\n",
-                         c.startup ? " startup" : "", id, html_escape(c.case_id), html_escape(case_caption(c)));
+                         kind == CaseKind::training ? std::string() : fmt::format(" {}", kind_slug(kind)), id,
+                         html_escape(c.case_id), html_escape(case_caption(c)));
       out += "<div class=\"charts\">\n";
       out += fmt::format(
-          "<figure>\n{}<figcaption>Mean {} per environment; the whisker is its 95% CI over "
+          "<figure>\n{}<figcaption>Mean {} per environment{}; the whisker is its 95% CI over "
           "runs.</figcaption>\n</figure>\n",
-          svg_bar_chart(c, id + "-bars"), html_escape(c.unit));
+          svg_bar_chart(c, id + "-bars"), html_escape(c.micro ? c.figure_unit : c.unit),
+          c.micro ? html_escape(fmt::format(" (of the mean time per operation), {}", better_words(c))) : "");
       out += fmt::format(
           "<figure>\n{}<figcaption>Run values: box from the first to the third quartile, thick line at "
           "the median, whiskers to the furthest run within 1.5 IQR; every run a dot (filled: beyond the "

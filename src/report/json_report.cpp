@@ -54,6 +54,24 @@ json env_json(const EnvironmentStats& e) {
   return j;
 }
 
+// A micro-benchmark's run statistics in its figure: min <= max and
+// ci95_low <= ci95_high in the figure's own order (for a rate, the swap of
+// the seconds'); a latency also over all operations, with its p99.
+json figure_json(const CaseAnalysis& c, const EnvironmentStats& e) {
+  const FigureSummary f = figure_summary(c, e.runs);
+  json j = {{"unit", c.figure_unit},  {"n", f.n},
+            {"mean", number(f.mean)}, {"median", number(f.median)},
+            {"min", number(f.min)},   {"max", number(f.max)},
+            {"best", number(f.best)}, {"worst", number(f.worst)},
+            {"ci95_low", number(f.ci95_low)}, {"ci95_high", number(f.ci95_high)}};
+  if (!c.figure_is_rate) {
+    const bool any = !e.batch_seconds.empty();
+    j["operations_mean"] = any ? number(figure_of(c, e.batches.mean)) : json(nullptr);
+    j["operations_p99"] = any ? number(figure_of(c, e.p99_seconds)) : json(nullptr);
+  }
+  return j;
+}
+
 json mismatch_json(const Mismatch& m) {
   return {{"field", m.field},
           {"baseline_value", m.baseline_value},
@@ -108,10 +126,25 @@ json analysis_json(const Analysis& analysis, const json& manifest) {
     json cj;
     cj["case"] = c.case_id;
     cj["unit"] = c.unit;
+    cj["workload"] = c.workload.empty() ? json(nullptr) : json(c.workload);
     cj["startup"] = c.startup;
+    cj["micro"] = c.micro;
     cj["run_statistic"] = c.run_statistic;
+    // Micro-benchmarks: the figure people quote, and the work of one
+    // operation it is computed from (flops or bytes).
+    cj["figure_unit"] = c.micro ? json(c.figure_unit) : json(nullptr);
+    cj["figure_is_rate"] = c.micro ? json(c.figure_is_rate) : json(nullptr);
+    cj["work"] = c.micro ? number(c.work) : json(nullptr);
     cj["envs"] = json::array();
-    for (const auto& e : c.envs) cj["envs"].push_back(env_json(e));
+    for (const auto& e : c.envs) {
+      json ej = env_json(e);
+      if (c.micro) {
+        ej["figure"] = figure_json(c, e);
+        ej["p99_seconds"] = e.batch_seconds.empty() ? json(nullptr) : number(e.p99_seconds);
+        ej["fs_type"] = e.fs_type.empty() ? json(nullptr) : json(e.fs_type);
+      }
+      cj["envs"].push_back(std::move(ej));
+    }
     cj["overheads"] = json::array();
     for (const auto& o : c.overheads) cj["overheads"].push_back(overhead_json(o));
     j["cases"].push_back(std::move(cj));

@@ -1,6 +1,7 @@
 // The analysis as JSON (analysis.json): every figure of the reports, for
 // other tools. Undefined quantities (NaN: a CI with fewer than two runs) are
-// null.
+// null. For micro-benchmarks too, "runs", "batches" and "overheads" are over
+// seconds per operation; "figure" gives the same statistics as GFLOP/s, ms...
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -13,13 +14,19 @@ inline constexpr int kAnalysisJsonSchemaVersion = 1;
 
 // {"schema_version": 1, "run_id", "status", "baseline", "comparable",
 //  "allow_mismatch", "methods", "notes": [...],
-//  "cases": [{"case", "unit", "startup", "run_statistic",
+//  "cases": [{"case", "unit", "workload", "startup", "micro", "run_statistic",
+//             "figure_unit", "figure_is_rate", "work" (null but for
+//             micro-benchmarks; work: flops or bytes of one operation),
 //             "envs": [{"env", "runs": {n, mean, median, stddev, min, max, cv,
 //                       ci95_low, ci95_high}, "batches": {...}, "run_values",
 //                       "batch_seconds", "warmup_seconds", "warmup_count",
 //                       "failed_launches", "failures", "fingerprint",
 //                       "fingerprint_changes", "first_loss", "last_loss",
-//                       "dataset", "in_container"}],
+//                       "dataset", "in_container",
+//                       micro-benchmarks only: "figure": {unit, n, mean, median,
+//                       min, max, best, worst, ci95_low, ci95_high, and for a
+//                       latency operations_mean, operations_p99}, "p99_seconds",
+//                       "fs_type"}],
 //             "overheads": [{"env", "ratio", "ci95_low", "ci95_high",
 //                            "percent", "percent_ci95_low", "percent_ci95_high",
 //                            "t", "df", "p_value", "verdict", "compared",

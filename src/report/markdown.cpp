@@ -81,10 +81,10 @@ std::string verdict_cell(const Overhead& o) {
 }
 
 // Environments of the cases of one kind, in the plan's order.
-std::vector<std::string> environments_of(const Analysis& a, bool startup) {
+std::vector<std::string> environments_of(const Analysis& a, CaseKind kind) {
   std::vector<std::string> envs;
   for (const auto& c : a.cases) {
-    if (c.startup != startup) continue;
+    if (kind_of(c) != kind) continue;
     for (const auto& e : c.envs)
       if (std::find(envs.begin(), envs.end(), e.env) == envs.end()) envs.push_back(e.env);
   }
@@ -175,6 +175,133 @@ std::string format_mean_ci(const Summary& s) {
   return fmt::format("{} ({} .. {})", format_seconds(s.mean), format_seconds(s.ci95_low), format_seconds(s.ci95_high));
 }
 
+bool has_cases(const Analysis& analysis, CaseKind kind) {
+  return std::any_of(analysis.cases.begin(), analysis.cases.end(),
+                     [kind](const CaseAnalysis& c) { return kind_of(c) == kind; });
+}
+
+const char* kind_slug(CaseKind kind) {
+  switch (kind) {
+    case CaseKind::micro:
+      return "micro";
+    case CaseKind::startup:
+      return "startup";
+    case CaseKind::training:
+      break;
+  }
+  return "training";
+}
+
+const char* kind_name(CaseKind kind) {
+  switch (kind) {
+    case CaseKind::micro:
+      return "micro-benchmarks";
+    case CaseKind::startup:
+      return "container start-up";
+    case CaseKind::training:
+      break;
+  }
+  return "training";
+}
+
+std::string summary_caption(CaseKind kind) {
+  switch (kind) {
+    case CaseKind::micro:
+      return "Each case in its own figure with its 95% CI per environment (GFLOP/s, GB/s, MB/s: the work over the "
+             "mean time per operation, higher is better; ms: lower is better). Intervals, overheads and tests are "
+             "computed on seconds per operation, so the overhead is the change of the mean time per operation "
+             "against the baseline: + is slower, a lower rate or a longer latency.";
+    case CaseKind::startup:
+      return "Apart from training: a static program that exits at once, timed from the orchestrator; each run is "
+             "the median of its starts.";
+    case CaseKind::training:
+      break;
+  }
+  return "Mean seconds per batch with its 95% CI per environment; overhead = change of the mean against the baseline.";
+}
+
+double figure_of(const CaseAnalysis& c, double seconds) {
+  if (!c.micro) return seconds;
+  // Without the work of an operation (no sample carried it) there is no rate.
+  if (c.figure_is_rate && !(c.work > 0)) return NAN;
+  if (c.figure_is_rate && !(seconds > 0)) return std::isnan(seconds) ? seconds : INFINITY;
+  return c.figure(seconds);
+}
+
+FigureSummary figure_summary(const CaseAnalysis& c, const Summary& seconds) {
+  FigureSummary f;
+  f.n = seconds.n;
+  if (seconds.n == 0) return f;
+  f.mean = figure_of(c, seconds.mean);
+  f.median = figure_of(c, seconds.median);
+  f.best = figure_of(c, seconds.min);
+  f.worst = figure_of(c, seconds.max);
+  const double a = figure_of(c, seconds.ci95_low), b = figure_of(c, seconds.ci95_high);
+  // A rate falls as the time rises: the interval's ends, and min and max, swap.
+  f.min = c.figure_is_rate ? f.worst : f.best;
+  f.max = c.figure_is_rate ? f.best : f.worst;
+  f.ci95_low = c.figure_is_rate ? b : a;
+  f.ci95_high = c.figure_is_rate ? a : b;
+  return f;
+}
+
+const char* better_words(const CaseAnalysis& c) { return c.figure_is_rate ? "higher is better" : "lower is better"; }
+
+std::string work_text(const CaseAnalysis& c) {
+  if (!c.figure_is_rate || !(c.work > 0) || !finite(c.work)) return "";
+  std::string unit = c.figure_unit;
+  if (unit.size() > 2 && unit.ends_with("/s")) unit.resize(unit.size() - 2);
+  const double v = c.work / c.figure_scale;
+  return fmt::format("{} {}", format_figure(v, figure_decimals(v)), unit);
+}
+
+int figure_decimals(double typical) {
+  if (!finite(typical) || typical == 0) return 1;
+  const int digits = static_cast<int>(std::floor(std::log10(std::fabs(typical))));
+  return std::clamp(3 - digits, 1, 9);
+}
+
+std::string format_figure(double v, int decimals) {
+  if (!finite(v)) return "n/a";
+  const std::string out = fmt::format("{:.{}f}", v, decimals);
+  // Never "-0.0" for a figure that rounds to zero.
+  return out.find_first_not_of("-0.") == std::string::npos && out.front() == '-' ? out.substr(1) : out;
+}
+
+std::string format_case_mean_ci(const CaseAnalysis& c, const Summary& s) {
+  if (!c.micro) return format_mean_ci(s);
+  const FigureSummary f = figure_summary(c, s);
+  if (f.n == 0 || !finite(f.mean)) return "n/a";
+  const int d = figure_decimals(f.mean);
+  const std::string mean = fmt::format("{} {}", format_figure(f.mean, d), c.figure_unit);
+  if (s.n < 2 || (!finite(f.ci95_low) && !finite(f.ci95_high))) return mean + " (n/a)";
+  return fmt::format("{} ({} .. {})", mean, format_figure(f.ci95_low, d), format_figure(f.ci95_high, d));
+}
+
+std::string run_value_words(const CaseAnalysis& c) {
+  if (c.startup) return fmt::format("{} of its measured starts", c.run_statistic);
+  if (!c.micro) return fmt::format("{} of its measured batches", c.run_statistic);
+  const std::size_t per_run = samples_per_run(c);
+  const std::string its = per_run ? fmt::format("its {} operation{}", per_run, per_run == 1 ? "" : "s")
+                                  : std::string("its operations");
+  if (c.run_statistic == "min") return fmt::format("best of {}, as STREAM reports", its);
+  return fmt::format("{} of {}", c.run_statistic, its);
+}
+
+std::size_t samples_per_run(const CaseAnalysis& c) {
+  std::size_t per_run = 0;
+  for (const auto& e : c.envs) {
+    if (e.run_values.empty()) continue;
+    if (e.batch_seconds.size() % e.run_values.size()) return 0;
+    const std::size_t n = e.batch_seconds.size() / e.run_values.size();
+    if (per_run && n != per_run) return 0;
+    per_run = n;
+  }
+  return per_run;
+}
+
+std::string ratio_label(const CaseAnalysis& c) { return c.micro ? "time-per-operation ratio" : "ratio"; }
+
 std::vector<std::pair<std::string, std::string>> run_facts(const Analysis& analysis, const nlohmann::json& manifest) {
   return {{"Run", text_of(manifest, "run_id")},
           {"Status", text_of(manifest, "status")},
@@ -224,29 +351,32 @@ std::vector<std::string> preflight_lines(const nlohmann::json& manifest) {
   return lines;
 }
 
-TextTable summary_table(const Analysis& analysis, bool startup) {
+TextTable summary_table(const Analysis& analysis, CaseKind kind) {
   TextTable t;
-  const auto envs = environments_of(analysis, startup);
-  const std::string unit = startup ? "s/start" : "s/batch";
+  const auto envs = environments_of(analysis, kind);
   t.header.push_back("case");
   t.numeric.push_back(false);
   for (const auto& e : envs) {
-    t.header.push_back(fmt::format("{}, {} (95% CI)", e, unit));
+    // Micro-benchmarks differ in unit from row to row: the cells carry it.
+    t.header.push_back(kind == CaseKind::micro      ? fmt::format("{} (95% CI)", e)
+                       : kind == CaseKind::startup ? fmt::format("{}, s/start (95% CI)", e)
+                                                   : fmt::format("{}, s/batch (95% CI)", e));
     t.numeric.push_back(true);
   }
+  const char* overhead = kind == CaseKind::micro ? "overhead in time per operation" : "overhead";
   for (const auto& e : envs) {
     if (e == analysis.baseline) continue;
-    t.header.push_back(fmt::format("{} vs {}: overhead (95% CI)", e, analysis.baseline));
+    t.header.push_back(fmt::format("{} vs {}: {} (95% CI)", e, analysis.baseline, overhead));
     t.header.push_back(fmt::format("{} vs {}: verdict", e, analysis.baseline));
     t.numeric.push_back(true);
     t.numeric.push_back(false);
   }
   for (const auto& c : analysis.cases) {
-    if (c.startup != startup) continue;
+    if (kind_of(c) != kind) continue;
     std::vector<std::string> row{c.case_id};
     for (const auto& e : envs) {
       const EnvironmentStats* s = find_environment(c, e);
-      row.push_back(s ? format_mean_ci(s->runs) : "n/a");
+      row.push_back(s ? format_case_mean_ci(c, s->runs) : "n/a");
     }
     const EnvironmentStats* base = find_environment(c, analysis.baseline);
     const bool base_has_data = base && !base->run_values.empty();
@@ -272,16 +402,77 @@ TextTable summary_table(const Analysis& analysis, bool startup) {
   return t;
 }
 
-// "none", or the flagged run values by round order: "0.31234 0.29911".
-static std::string outliers(const EnvironmentStats& e) {
+// "none", or the flagged run values by round order: "0.31234 0.29911" (a
+// micro-benchmark's as its figures: "131.2 158.0").
+static std::string outliers(const CaseAnalysis& c, const EnvironmentStats& e) {
   if (e.outlier_runs.empty()) return "none";
+  const int d = figure_decimals(figure_of(c, e.runs.mean));
   std::vector<std::string> values;
   for (auto i : e.outlier_runs)
-    if (i < e.run_values.size()) values.push_back(format_seconds(e.run_values[i]));
+    if (i < e.run_values.size())
+      values.push_back(c.micro ? format_figure(figure_of(c, e.run_values[i]), d) : format_seconds(e.run_values[i]));
   return fmt::format("{}", fmt::join(values, " "));
 }
 
+static std::string cv_text(const Summary& s) {
+  return s.n > 0 && finite(s.cv) ? fmt::format("{:.1f}%", 100 * s.cv) : "n/a";
+}
+
+// The file system is worth a column for the I/O benchmarks only.
+static bool shows_file_system(const CaseAnalysis& c) {
+  return c.workload.starts_with("io-") ||
+         std::any_of(c.envs.begin(), c.envs.end(), [](const auto& e) { return !e.fs_type.empty(); });
+}
+
+static TextTable micro_detail_table(const CaseAnalysis& c) {
+  TextTable t;
+  const std::string& u = c.figure_unit;
+  const bool latency = !c.figure_is_rate, io = shows_file_system(c);
+  t.header = {"env", "runs", "operations per run", "mean " + u, "median " + u, "best " + u, "worst " + u, "CV",
+              "95% CI of mean"};
+  t.numeric = {false, true, true, true, true, true, true, true, true};
+  if (latency) {
+    // The run values are medians: the tail shows only over all operations.
+    t.header.insert(t.header.end(), {"mean " + u + ", all operations", "p99 " + u + ", all operations"});
+    t.numeric.insert(t.numeric.end(), {true, true});
+  }
+  t.header.insert(t.header.end(), {"warm-up operations", "failed launches", "outlier runs (kept)"});
+  t.numeric.insert(t.numeric.end(), {true, true, false});
+  if (io) {
+    t.header.push_back("file system");
+    t.numeric.push_back(false);
+  }
+  t.header.push_back("data");
+  t.numeric.push_back(false);
+  for (const auto& e : c.envs) {
+    const FigureSummary f = figure_summary(c, e.runs);
+    const int d = figure_decimals(f.mean);
+    auto fig = [&](double v) { return f.n ? format_figure(v, d) : std::string("n/a"); };
+    const std::string per_run =
+        e.run_values.empty() ? "n/a"
+                             : fmt::format("{:g}", static_cast<double>(e.batch_seconds.size()) /
+                                                       static_cast<double>(e.run_values.size()));
+    const std::string ci = f.n > 1 && (finite(f.ci95_low) || finite(f.ci95_high))
+                               ? fmt::format("{} .. {}", fig(f.ci95_low), fig(f.ci95_high))
+                               : "n/a";
+    std::vector<std::string> row = {e.env,        std::to_string(f.n), per_run,        fig(f.mean), fig(f.median),
+                                    fig(f.best), fig(f.worst),        cv_text(e.runs), ci};
+    if (latency) {
+      const bool any = !e.batch_seconds.empty();
+      row.push_back(any ? format_figure(figure_of(c, e.batches.mean), d) : "n/a");
+      row.push_back(any ? format_figure(figure_of(c, e.p99_seconds), d) : "n/a");
+    }
+    row.insert(row.end(), {std::to_string(e.warmup_seconds.size()), std::to_string(e.failed_launches),
+                           outliers(c, e)});
+    if (io) row.push_back(e.fs_type.empty() ? "n/a" : e.fs_type);
+    row.push_back(e.fingerprint ? (e.in_container ? "in container" : "not in container") : "n/a");
+    t.rows.push_back(std::move(row));
+  }
+  return t;
+}
+
 TextTable detail_table(const CaseAnalysis& c) {
+  if (c.micro) return micro_detail_table(c);
   TextTable t;
   const std::string batches = c.startup ? "starts" : "batches";
   t.header = {"env",
@@ -309,12 +500,12 @@ TextTable detail_table(const CaseAnalysis& c) {
     const std::string ci = finite(s.ci95_low) && finite(s.ci95_high)
                                ? fmt::format("{} .. {}", format_seconds(s.ci95_low), format_seconds(s.ci95_high))
                                : "n/a";
-    const std::string cv = s.n > 0 && finite(s.cv) ? fmt::format("{:.1f}%", 100 * s.cv) : "n/a";
+    const std::string cv = cv_text(s);
     t.rows.push_back({e.env, std::to_string(s.n), std::to_string(e.batch_seconds.size()),
                       s.n ? format_seconds(s.mean) : "n/a", s.n ? format_seconds(s.median) : "n/a",
                       s.n ? format_seconds(s.stddev) : "n/a", s.n ? format_seconds(s.min) : "n/a",
                       s.n ? format_seconds(s.max) : "n/a", cv, ci, std::to_string(e.warmup_seconds.size()),
-                      std::to_string(e.failed_launches), outliers(e), data.empty() ? "n/a" : data});
+                      std::to_string(e.failed_launches), outliers(c, e), data.empty() ? "n/a" : data});
   }
   return t;
 }
@@ -330,8 +521,8 @@ std::vector<ComparisonLines> comparison_lines(const CaseAnalysis& c, const std::
     } else {
       const std::string ratio = finite(o.estimate.ratio) ? fmt::format("{:.4f}", o.estimate.ratio) : "n/a";
       l.headline =
-          fmt::format("{} vs {}: ratio {}, {}  [Fieller CI, Welch t-test; Mann-Whitney p = {}]{}", o.env, baseline,
-                      ratio, o.verdict,
+          fmt::format("{} vs {}: {} {}, {}  [Fieller CI, Welch t-test; Mann-Whitney p = {}]{}", o.env, baseline,
+                      ratio_label(c), ratio, o.verdict,
                       finite(o.rank_test.p_value) ? fmt::format("{:.2g}", o.rank_test.p_value) : "n/a",
                       o.mismatch_allowed ? "  MISMATCH ALLOWED: not like for like (--allow-mismatch)" : "");
     }
@@ -354,8 +545,13 @@ std::vector<std::string> failure_lines(const CaseAnalysis& c) {
 }
 
 std::string case_caption(const CaseAnalysis& c) {
-  return fmt::format("{}; statistics over runs, each run the {} of its measured {}", c.unit, c.run_statistic,
-                     c.startup ? "starts" : "batches");
+  if (!c.micro) return fmt::format("{}; statistics over runs, each run the {}", c.unit, run_value_words(c));
+  const std::string work = work_text(c);
+  return fmt::format(
+      "{}, {}{}; statistics over runs, each run the {}; intervals and overheads are taken over seconds per "
+      "operation",
+      c.figure_unit, better_words(c), work.empty() ? "" : fmt::format("; one operation {}", work),
+      run_value_words(c));
 }
 
 std::string render_markdown(const Analysis& analysis, const nlohmann::json& manifest) {
@@ -372,39 +568,31 @@ std::string render_markdown(const Analysis& analysis, const nlohmann::json& mani
   }
   if (analysis.allow_mismatch)
     out += "- **Allow mismatch:** yes (--allow-mismatch): comparisons that are not like for like are marked\n";
-  out +=
-      "\nEach run is one launch of the worker; its figure is the mean of its measured batches (for start-up, the "
-      "median of its starts). Means, confidence intervals and tests are over runs.\n";
+  out += fmt::format("\n{}\n", kRunMethod);
 
   if (const auto preflight = preflight_lines(manifest); !preflight.empty()) {
     out += "\n## Preflight differences\n\n";
     for (const auto& l : preflight) out += fmt::format("- {}\n", md_escape(l));
   }
 
-  const bool any_training =
-      std::any_of(analysis.cases.begin(), analysis.cases.end(), [](const auto& c) { return !c.startup; });
-  const bool any_startup =
-      std::any_of(analysis.cases.begin(), analysis.cases.end(), [](const auto& c) { return c.startup; });
-  out += "\n## Summary: training\n\n";
-  if (any_training) {
-    out +=
-        "Mean seconds per batch with its 95% CI per environment; overhead = change of the mean against "
-        "the baseline.\n\n";
-    md_table(out, summary_table(analysis, false));
-  } else {
-    out += "No training cases in this run.\n";
-  }
-  if (any_startup) {
-    out +=
-        "\n## Summary: container start-up\n\nApart from training: a static program that exits at once, timed "
-        "from the orchestrator; each run is the median of its starts.\n\n";
-    md_table(out, summary_table(analysis, true));
+  // Training always has its heading, so a run without it says so; the
+  // other sections appear when they have cases.
+  for (CaseKind kind : kCaseKinds) {
+    const bool any = has_cases(analysis, kind);
+    if (!any && kind != CaseKind::training) continue;
+    out += fmt::format("\n## Summary: {}\n\n", kind_name(kind));
+    if (!any) {
+      out += "No training cases in this run.\n";
+      continue;
+    }
+    out += fmt::format("{}\n\n", md_escape(summary_caption(kind)));
+    md_table(out, summary_table(analysis, kind));
   }
 
   if (!analysis.cases.empty()) out += "\n## Details\n";
-  for (bool startup : {false, true}) {
+  for (CaseKind kind : kCaseKinds) {
     for (const auto& c : analysis.cases) {
-      if (c.startup != startup) continue;
+      if (kind_of(c) != kind) continue;
       out += fmt::format("\n### {}\n\n{}\n\n", md_escape(c.case_id), md_escape(case_caption(c)));
       md_table(out, detail_table(c));
       const auto comparisons = comparison_lines(c, analysis.baseline);

@@ -120,11 +120,24 @@ class EngineEnvironment : public Environment {
       c.argv.push_back(fs::absolute(data).string() + ":/data:ro");
       data = "/data";
     }
+    const std::string io_path = launch.io_target.empty() ? "" : io_path_for(launch.io_target, true);
+    if (launch.io_target == "tmpfs") {
+      c.argv.push_back("--tmpfs");
+      c.argv.push_back(io_path);
+    } else if (!launch.io_target.empty() && launch.io_target != "rootfs") {
+      // The workload writes its scratch file there, so read-write.
+      c.argv.push_back("--volume");
+      c.argv.push_back(io_path + ":" + io_path + ":rw");
+    }
     c.argv.push_back(image_);
     c.argv.push_back(kImageBinaryPath);
     c.argv.insert(c.argv.end(), launch.worker_args.begin(), launch.worker_args.end());
     c.argv.push_back("--data");
     c.argv.push_back(data);
+    if (!io_path.empty()) {
+      c.argv.push_back("--path");
+      c.argv.push_back(io_path);
+    }
     return c;
   }
 

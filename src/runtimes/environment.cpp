@@ -108,6 +108,12 @@ std::vector<EnvironmentRequest> parse_environment_list(const std::string& text) 
   return requests;
 }
 
+std::string io_path_for(const std::string& target, bool in_container) {
+  if (target == "rootfs") return in_container ? kContainerRootfsIoPath : kHostRootfsIoPath;
+  if (target == "tmpfs") return in_container ? kContainerTmpfsIoPath : kHostTmpfsIoPath;
+  return target;  // a host folder, mounted at the same place
+}
+
 std::unique_ptr<Environment> make_environment(const EnvironmentRequest& request,
                                               const EnvironmentContext& context) {
   if (request.name == "host") return make_host_environment(context);

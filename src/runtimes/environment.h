@@ -42,7 +42,18 @@ struct WorkerLaunch {
   std::string data = "synthetic";        // "synthetic" or a folder on the host
   // Thread and BLAS settings, set identically in every environment.
   std::vector<std::pair<std::string, std::string>> env;
+  // io-seq and io-lat: where they write ("rootfs", "tmpfs" or a host
+  // folder); the environment mounts it and passes --path. Empty: none.
+  std::string io_target;
 };
+
+// Where each I/O target is, as the worker sees it.
+inline constexpr const char* kHostRootfsIoPath = "/var/tmp";    // on the host's root file system
+inline constexpr const char* kHostTmpfsIoPath = "/dev/shm";     // the host's tmpfs
+inline constexpr const char* kContainerRootfsIoPath = "/var/tmp";  // in the container's own file system
+inline constexpr const char* kContainerTmpfsIoPath = "/dlcbench-tmpfs";  // a tmpfs mounted for the worker
+// The folder the worker writes in for `target`, on the host or in a container.
+std::string io_path_for(const std::string& target, bool in_container);
 
 struct LaunchCommand {
   std::vector<std::string> argv;

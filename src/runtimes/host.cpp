@@ -21,6 +21,10 @@ class HostEnvironment : public Environment {
     c.argv.insert(c.argv.end(), launch.worker_args.begin(), launch.worker_args.end());
     c.argv.push_back("--data");
     c.argv.push_back(launch.data);
+    if (!launch.io_target.empty()) {
+      c.argv.push_back("--path");
+      c.argv.push_back(io_path_for(launch.io_target, false));
+    }
     c.env = launch.env;
     return c;
   }

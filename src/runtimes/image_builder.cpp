@@ -47,7 +47,7 @@ ImageContent worker_image_content(const fs::path& exe) {
   ImageContent content;
   // The layout version comes first: a change in how the root file system is
   // laid out must give a new image.
-  std::string identity = "layout 2\n" + file_digest(exe, "sha256");
+  std::string identity = "layout 3\n" + file_digest(exe, "sha256");
   content.files.push_back({exe, kImageBinaryPath});
   for (const auto& lib : parse_ldd_output(ldd.out)) {
     content.files.push_back({lib, lib});
@@ -82,8 +82,11 @@ ImageContent image_content_for(const fs::path& exe, bool noop_only) {
 
 void write_rootfs(const ImageContent& content, const fs::path& root) {
   fs::create_directories(root);
-  for (const char* dir : {"tmp", "data", "proc", "sys", "dev", "etc"}) fs::create_directories(root / dir);
-  fs::permissions(root / "tmp", fs::perms::all | fs::perms::sticky_bit);
+  // var/tmp: where io-seq and io-lat write in the container's own file
+  // system; dlcbench-tmpfs: where a tmpfs is mounted for them.
+  for (const char* dir : {"tmp", "var/tmp", "dlcbench-tmpfs", "data", "proc", "sys", "dev", "etc"})
+    fs::create_directories(root / dir);
+  for (const char* dir : {"tmp", "var/tmp"}) fs::permissions(root / dir, fs::perms::all | fs::perms::sticky_bit);
   // Runtimes bind-mount these over the image's own; they must exist.
   for (const char* file : {"etc/hostname", "etc/hosts", "etc/resolv.conf"}) std::ofstream(root / file).flush();
   auto place = [&](const fs::path& source, const fs::path& in_image) {

@@ -39,6 +39,10 @@ json oci_config(const OciBundleRequest& r) {
     mounts.push_back(mount("/dev/shm", "tmpfs", "shm",
                            {"nosuid", "noexec", "nodev", "mode=1777", "size=" + std::to_string(shm)}));
   if (!r.data.empty()) mounts.push_back(mount("/data", "bind", r.data, {"rbind", "ro", "nosuid", "nodev"}));
+  if (r.io_target == "tmpfs")
+    mounts.push_back(mount(r.io_path, "tmpfs", "tmpfs", {"nosuid", "nodev", "mode=1777"}));
+  else if (!r.io_target.empty() && r.io_target != "rootfs")
+    mounts.push_back(mount(r.io_path, "bind", r.io_target, {"rbind", "rw", "nosuid", "nodev"}));
 
   json namespaces = json::array({{{"type", "pid"}}, {{"type", "uts"}}, {{"type", "mount"}}, {{"type", "cgroup"}}});
   if (o.network != "host") namespaces.push_back({{"type", "network"}});
@@ -64,7 +68,9 @@ json oci_config(const OciBundleRequest& r) {
         {"capabilities", {{"bounding", caps}, {"effective", caps}, {"permitted", caps}}},
         {"rlimits", json::array({{{"type", "RLIMIT_NOFILE"}, {"hard", 1024}, {"soft", 1024}}})},
         {"noNewPrivileges", true}}},
-      {"root", {{"path", r.rootfs.string()}, {"readonly", true}}},
+      // Read-only as `runc spec` makes it, unless the workload measures
+      // writing to the container's own file system.
+      {"root", {{"path", r.rootfs.string()}, {"readonly", r.io_target != "rootfs"}}},
       {"hostname", "dlcbench"},
       {"mounts", mounts},
       {"linux",

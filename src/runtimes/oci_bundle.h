@@ -22,8 +22,12 @@ struct OciProcess {
 
 struct OciBundleRequest {
   OciProcess process;
-  std::filesystem::path rootfs;  // absolute; mounted read-only
+  std::filesystem::path rootfs;  // absolute; mounted read-only (unless io_target is rootfs)
   std::string data;              // host folder mounted read-only at /data; empty: none
+  // io-seq and io-lat: "rootfs" (the root is then writable), "tmpfs" (a
+  // tmpfs at io_path) or a host folder (bind-mounted read-write at io_path).
+  std::string io_target;
+  std::string io_path;
   std::string cgroups_path;      // e.g. "/dlcbench-<instance>"
   std::string container_name;    // the `container` variable: "runc", "crun"
   ContainerOptions options;

@@ -133,6 +133,13 @@ class OciEnvironment : public Environment {
       request.data = fs::absolute(launch.data).string();
       request.process.args.push_back("/data");
     }
+    if (!launch.io_target.empty()) {
+      const std::string io_path = io_path_for(launch.io_target, true);
+      request.io_target = launch.io_target;
+      request.io_path = io_path;
+      request.process.args.push_back("--path");
+      request.process.args.push_back(io_path);
+    }
     return request;
   }
 

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "core/errors.h"
+#include "workloads/micro/micro_workloads.h"
 #include "workloads/models/alexnet.h"
 #include "workloads/models/fcn5.h"
 #include "workloads/models/lstm.h"
@@ -35,8 +36,15 @@ const WorkloadInfo* find_workload(const std::string& name) {
 std::vector<std::string> workload_names() {
   std::vector<std::string> names;
   for (const auto& w : workloads()) names.push_back(w.name);
+  for (const auto& w : micro_workloads()) names.push_back(w.name);
   names.push_back(kStartupWorkload);
   return names;
+}
+
+std::string run_statistic(const CaseSpec& spec) {
+  if (spec.workload == kStartupWorkload) return "median";
+  if (const MicroWorkloadInfo* micro = find_micro_workload(spec.workload)) return micro->run_statistic;
+  return "mean";
 }
 
 const std::vector<BackendInfo>& backends() {
@@ -60,7 +68,8 @@ std::vector<std::string> backend_names() {
 
 void validate_case_names(const std::string& workload, const std::string& backend,
                          const std::string& device) {
-  if (workload == kStartupWorkload) return;  // no back end or device of its own
+  // No back end or device of their own.
+  if (workload == kStartupWorkload || find_micro_workload(workload)) return;
   if (!find_workload(workload))
     throw UsageError(fmt::format("unknown workload '{}': valid workloads are {}", workload,
                                  fmt::join(workload_names(), ", ")));

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "core/case_spec.h"
 #include "workloads/models/model_spec.h"
 
 namespace dlcbench {
@@ -27,8 +28,13 @@ inline constexpr const char* kStartupWorkload = "startup";
 inline constexpr const char* kStartupDescription =
     "Container start-up: wall time from launch to exit of a static program that does nothing, per start";
 
-// Every workload name accepted on the command line (training and startup).
+// Every workload name accepted on the command line (training, the
+// micro-benchmarks of micro/micro_workloads.h, and startup).
 std::vector<std::string> workload_names();
+
+// How one launch's samples become its run value (see run_value): the mean of
+// training steps, the median of starts, a micro-benchmark's own statistic.
+std::string run_statistic(const CaseSpec& spec);
 
 struct BackendInfo {
   std::string name;

@@ -19,37 +19,8 @@ namespace {
 using ::testing::HasSubstr;
 using json = nlohmann::json;
 
-bool required() {
-  const char* r = std::getenv("DLCBENCH_REQUIRE_RUNTIMES");
-  return r && std::string(r) == "1";
-}
+using testing::doctor_report;
 
-// Whether `dlcbench doctor` finds the runtime able to start a container; the
-// doctor's own findings, once per test binary.
-const json& doctor_report() {
-  static const json report = [] {
-    auto r = testing::run_dlcbench({"doctor", "--json"}, {}, 600);
-    return json::parse(r.out, nullptr, false);
-  }();
-  return report;
-}
-
-std::string runtime_problem(const std::string& name) {
-  const json& report = doctor_report();
-  if (report.is_discarded()) return "dlcbench doctor --json printed no JSON";
-  for (const auto& r : report["runtimes"])
-    if (r["name"] == name) return r["starts"].get<bool>() ? "" : r["problem"].get<std::string>();
-  return "not in the doctor's report";
-}
-
-#define REQUIRE_RUNTIME(name)                                                                      \
-  do {                                                                                             \
-    const std::string problem = runtime_problem(name);                                             \
-    if (!problem.empty()) {                                                                        \
-      if (required()) FAIL() << name << " cannot start containers here: " << problem;              \
-      GTEST_SKIP() << name << " cannot start containers here (set up by .ci/run): " << problem;    \
-    }                                                                                              \
-  } while (0)
 
 std::vector<std::string> tiny_run(const std::string& envs, const std::string& out) {
   return {"run", "--workloads", "fcn5", "--envs", envs, "--runs", "1", "--iters", "2", "--warmup", "0",

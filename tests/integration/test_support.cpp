@@ -70,6 +70,27 @@ std::map<std::string, EnvSummary> summarize_by_env(const std::vector<nlohmann::j
   return by_env;
 }
 
+const nlohmann::json& doctor_report() {
+  static const nlohmann::json report = [] {
+    auto r = run_dlcbench({"doctor", "--json"}, {}, 600);
+    return nlohmann::json::parse(r.out, nullptr, false);
+  }();
+  return report;
+}
+
+std::string runtime_problem(const std::string& runtime) {
+  const nlohmann::json& report = doctor_report();
+  if (report.is_discarded()) return "dlcbench doctor --json printed no JSON";
+  for (const auto& r : report["runtimes"])
+    if (r["name"] == runtime) return r["starts"].get<bool>() ? "" : r["problem"].get<std::string>();
+  return "not in the doctor's report";
+}
+
+bool runtimes_required() {
+  const char* r = std::getenv("DLCBENCH_REQUIRE_RUNTIMES");
+  return r && std::string(r) == "1";
+}
+
 bool docker_reachable() {
   return find_program("docker") &&
          capture_output({"docker", "version", "--format", "{{.Server.Version}}"}, 30).result.ok();

@@ -35,6 +35,14 @@ std::vector<nlohmann::json> read_records(const std::filesystem::path& run_dir);
 
 bool docker_reachable();
 
+// `dlcbench doctor --json`, run once per test binary.
+const nlohmann::json& doctor_report();
+// Why the doctor finds `runtime` unable to start containers; "" if it can.
+std::string runtime_problem(const std::string& runtime);
+// DLCBENCH_REQUIRE_RUNTIMES=1 (set by .ci/run): a runtime that cannot start
+// fails a test instead of skipping it.
+bool runtimes_required();
+
 // Per environment label: successful launches, measured samples, fingerprints.
 struct EnvSummary {
   int ok_launches = 0;
@@ -44,3 +52,15 @@ struct EnvSummary {
 std::map<std::string, EnvSummary> summarize_by_env(const std::vector<nlohmann::json>& records);
 
 }  // namespace dlcbench::testing
+
+// Skips the test (fails it under DLCBENCH_REQUIRE_RUNTIMES=1) when the
+// runtime cannot start containers here.
+#define REQUIRE_RUNTIME(name)                                                            \
+  do {                                                                                   \
+    const std::string problem = ::dlcbench::testing::runtime_problem(name);              \
+    if (!problem.empty()) {                                                              \
+      if (::dlcbench::testing::runtimes_required())                                      \
+        FAIL() << name << " cannot start containers here: " << problem;                  \
+      GTEST_SKIP() << name << " cannot start containers here (set up by .ci/run): " << problem; \
+    }                                                                                    \
+  } while (0)

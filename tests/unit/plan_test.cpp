@@ -16,6 +16,7 @@ namespace {
 using ::testing::HasSubstr;
 
 using testing::error_of;
+using testing::TempDir;
 
 TEST(Plan, SplitsLists) {
   EXPECT_EQ(split_list("a,b,,c"), (std::vector<std::string>{"a", "b", "c"}));
@@ -106,6 +107,88 @@ TEST(Plan, ACaseListedTwiceIsAnError) {
   r.backends = {"torch"};
   r.batches = {8, 8};
   EXPECT_THAT(error_of<UsageError>([&] { expand_cases(r); }), HasSubstr("case fcn5/torch/cpu/b8 is listed twice"));
+}
+
+TEST(Plan, WorkloadListKeepsMicroBenchmarkOptionsTogether) {
+  EXPECT_EQ(split_workload_list("fcn5,io-seq:size=1g,block=4m,stream/triad,gemm:n=512"),
+            (std::vector<std::string>{"fcn5", "io-seq:size=1g,block=4m", "stream/triad", "gemm:n=512"}));
+  // A key=value with nothing before it to belong to stays an item (and is
+  // then reported as an unknown workload).
+  EXPECT_EQ(split_workload_list("n=5,fcn5"), (std::vector<std::string>{"n=5", "fcn5"}));
+}
+
+TEST(Plan, MicroBenchmarksExpandIntoOneCasePerVariantModeAndPath) {
+  TempDir dir;
+  PlanRequest r;
+  r.workloads = split_workload_list("gemm:n=256,hpl:n=300,io-seq:size=4m,block=1m,io-lat:size=1m,stream/triad:n=1000");
+  r.backends = {"torch"};
+  r.io_targets = {"rootfs", dir.path().string()};
+  r.threads = 2;
+  const auto cases = expand_cases(r);
+  std::vector<std::string> ids;
+  for (const auto& c : cases) ids.push_back(c.id());
+  const std::string folder = dir.path().string();
+  EXPECT_EQ(ids, (std::vector<std::string>{
+                     "gemm/sgemm/n256", "gemm/dgemm/n256", "hpl/n300",
+                     "io-seq/write/direct/bs1M/4M@rootfs", "io-seq/read/direct/bs1M/4M@rootfs",
+                     "io-seq/write/buffered/bs1M/4M@rootfs", "io-seq/read/buffered/bs1M/4M@rootfs",
+                     "io-seq/write/direct/bs1M/4M@" + folder, "io-seq/read/direct/bs1M/4M@" + folder,
+                     "io-seq/write/buffered/bs1M/4M@" + folder, "io-seq/read/buffered/bs1M/4M@" + folder,
+                     "io-lat/bs4K/1M@rootfs", "io-lat/bs4K/1M@" + folder, "stream/triad/n1000"}));
+  // Each workload's own counts unless --warmup/--iters are given.
+  EXPECT_EQ(cases[0].iters, 5);
+  EXPECT_EQ(cases[11].iters, 200);
+  EXPECT_EQ(cases[11].warmup, 10);
+  EXPECT_EQ(cases[0].threads, 2);
+  r.iters = 3;
+  EXPECT_EQ(expand_cases(r)[11].iters, 3);
+  // The worker gets everything but the path, which the environment adds.
+  const auto args = cases[4].worker_args();
+  EXPECT_THAT(args, ::testing::IsSupersetOf({"--size", "4194304", "--block", "1048576", "--mode", "direct",
+                                             "--variant", "read"}));
+  EXPECT_THAT(args, ::testing::Not(::testing::Contains("--path")));
+  // Case JSON round-trips, so the analysis reads back what was planned.
+  EXPECT_EQ(nlohmann::json(cases[4]).get<CaseSpec>().id(), cases[4].id());
+}
+
+TEST(Plan, StreamSizesItselfFromTheCacheUnlessTold) {
+  PlanRequest r;
+  r.workloads = {"stream/copy"};
+  r.backends = {"torch"};
+  const auto cases = expand_cases(r);
+  ASSERT_EQ(cases.size(), 1u);
+  EXPECT_GE(cases[0].size, 10'000'000);  // STREAM's floor
+}
+
+TEST(Plan, BadMicroBenchmarkRequestsAreRefusedBeforeAnythingRuns) {
+  PlanRequest r;
+  r.backends = {"torch"};
+  auto error = [&](const std::string& workloads) {
+    r.workloads = split_workload_list(workloads);
+    return error_of<UsageError>([&] { expand_cases(r); });
+  };
+  EXPECT_THAT(error("gemm/hgemm"), HasSubstr("gemm/hgemm: valid variants are sgemm, dgemm"));
+  EXPECT_THAT(error("gemm:size=5"), HasSubstr("gemm: unknown option 'size=5': valid options are n="));
+  EXPECT_THAT(error("hpl:n=-4"), HasSubstr("hpl: n=-4 is not a positive whole number"));
+  EXPECT_THAT(error("io-seq:block=1000"), HasSubstr("not a multiple of 512"));
+  EXPECT_THAT(error("io-seq:size=3m,block=2m"), HasSubstr("whole number of blocks"));
+  EXPECT_THAT(error("io-seq:mode=fast"), HasSubstr("mode=fast is not direct, buffered or both"));
+  EXPECT_THAT(error("fcn5:batch=3"), HasSubstr("only the micro-benchmarks"));
+  // A matrix that cannot fit in memory: refused with the sizes, before any launch.
+  EXPECT_THAT(error("gemm/dgemm:n=10000000"), HasSubstr("gemm/dgemm/n10000000 needs"));
+  EXPECT_THAT(error("gemm/dgemm:n=10000000"), HasSubstr("give a smaller size (gemm:n=...)"));
+  // Paths: missing, a file, too small.
+  r.workloads = {"io-lat"};
+  r.io_targets = {"/nonexistent/dlcbench"};
+  EXPECT_THAT(error_of<UsageError>([&] { expand_cases(r); }), HasSubstr("the folder does not exist"));
+  r.io_targets = {"/etc/hostname"};
+  EXPECT_THAT(error_of<UsageError>([&] { expand_cases(r); }), HasSubstr("not a folder"));
+  r.io_targets = {"relative/dir"};
+  EXPECT_THAT(error_of<UsageError>([&] { expand_cases(r); }), HasSubstr("give an absolute folder"));
+  TempDir dir;
+  r.io_targets = {dir.path().string()};
+  r.workloads = {"io-seq:size=900t,block=1m"};
+  EXPECT_THAT(error_of<UsageError>([&] { expand_cases(r); }), HasSubstr("free some space"));
 }
 
 }  // namespace

@@ -5,8 +5,11 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <map>
 #include <sstream>
 
+#include "analysis/analysis.h"
+#include "report/console.h"
 #include "report/csv.h"
 #include "report/html.h"
 #include "report/json_report.h"
@@ -352,14 +355,18 @@ TEST(SamplesCsv, HasAHeaderAndOneRowPerSample) {
   write_samples_csv(out, manifest(), sample_records());
   const auto lines = lines_of(out.str());
   ASSERT_EQ(lines.size(), 5u);
-  EXPECT_EQ(lines[0], "run_id,case,workload,backend,device,batch,input,env,round,phase,iter,seconds,loss,read_seconds");
+  EXPECT_EQ(lines[0],
+            "run_id,case,workload,backend,device,batch,input,env,round,phase,iter,seconds,loss,read_seconds,work,"
+            "figure_unit,figure");
+  // Training and start-up samples leave the micro-benchmark columns empty.
   EXPECT_EQ(lines[1],
-            "20261130-121703-07e3,fcn5/torch/cpu/b64,fcn5,torch,cpu,64,memory,host,1,warmup,0,0.397088482,2.5,");
-  EXPECT_EQ(lines[2], "20261130-121703-07e3,fcn5/torch/cpu/b64,fcn5,torch,cpu,64,memory,host,1,measured,0,0.25,2.25,");
+            "20261130-121703-07e3,fcn5/torch/cpu/b64,fcn5,torch,cpu,64,memory,host,1,warmup,0,0.397088482,2.5,,,,");
+  EXPECT_EQ(lines[2],
+            "20261130-121703-07e3,fcn5/torch/cpu/b64,fcn5,torch,cpu,64,memory,host,1,measured,0,0.25,2.25,,,,");
   EXPECT_EQ(lines[3],
             "20261130-121703-07e3,alexnet/torch/cpu/b64,alexnet,torch,cpu,64,disk,\"docker:cpuset=0,1\",2,measured,3,"
-            "0.125,1.5,0.001");
-  EXPECT_EQ(lines[4], "20261130-121703-07e3,startup,startup,none,cpu,0,memory,docker,1,measured,0,0.5,,");
+            "0.125,1.5,0.001,,,");
+  EXPECT_EQ(lines[4], "20261130-121703-07e3,startup,startup,none,cpu,0,memory,docker,1,measured,0,0.5,,,,,");
 }
 
 TEST(SamplesCsv, QuotesAsRfc4180Says) {
@@ -376,7 +383,7 @@ TEST(SamplesCsv, ACaseMissingFromThePlanLeavesItsCellsEmpty) {
                     {{{"type", "sample"}, {"case", "x\"y"}, {"env", "host"}, {"seconds", 1}, {"loss", nullptr}}});
   const auto lines = lines_of(out.str());
   ASSERT_EQ(lines.size(), 2u);
-  EXPECT_EQ(lines[1], ",\"x\"\"y\",,,,,,host,,,,1,,");
+  EXPECT_EQ(lines[1], ",\"x\"\"y\",,,,,,host,,,,1,,,,,");
 }
 
 // ---- JSON ----------------------------------------------------------------------
@@ -498,8 +505,8 @@ TEST(HtmlReport, EscapesEveryLabelFromTheFiles) {
 TEST(HtmlReport, HasTheSummaryTableOfTheMarkdown) {
   const Analysis a = two_cases_and_startup();
   const std::string html = render_html(a, manifest());
-  for (bool startup : {false, true}) {
-    const TextTable t = summary_table(a, startup);
+  for (CaseKind kind : kCaseKinds) {
+    const TextTable t = summary_table(a, kind);
     for (const auto& h : t.header) EXPECT_THAT(html, HasSubstr("<th scope=\"col\">" + html_escape(h) + "</th>"));
     for (const auto& row : t.rows)
       for (const auto& cell : row) {
@@ -516,14 +523,15 @@ TEST(HtmlReport, OverheadChartHasAPointPerComparisonAndAReferenceAtOne) {
   Analysis a = analysis_of(
       {training_case(kFcn, {"host", "docker", "podman"}), training_case(kAlex, {"host", "docker", "podman"})});
   a.cases[1].overheads[1].compared = false;
-  const std::string chart = svg_overhead_chart(a, false, "o");
+  const std::string chart = svg_overhead_chart(a, CaseKind::training, "o");
   EXPECT_EQ(count(chart, "class=\"mark ratio\""), 3u);
   EXPECT_EQ(count(chart, "class=\"mark not-compared\""), 1u);
   EXPECT_THAT(chart, HasSubstr("1.0 = no overhead"));
   EXPECT_THAT(chart, HasSubstr("class=\"reference\""));
   EXPECT_THAT(chart, HasSubstr("ratio of means, environment / host"));
   EXPECT_THAT(chart, HasSubstr("<title>fcn5/torch/cpu/b64, docker vs host: ratio 1.0909"));
-  EXPECT_EQ(svg_overhead_chart(a, true, "none"), "");  // no start-up case
+  EXPECT_EQ(svg_overhead_chart(a, CaseKind::startup, "none"), "");  // no start-up case
+  EXPECT_EQ(svg_overhead_chart(a, CaseKind::micro, "none"), "");    // nor a micro-benchmark
 }
 
 TEST(HtmlReport, BoxPlotDrawsEveryRunAsADot) {
@@ -604,7 +612,7 @@ TEST(ReportEdgeCases, OneRunHasNoConfidenceInterval) {
   EXPECT_THAT(row[4], HasSubstr("too few runs"));
   const std::string bars = svg_bar_chart(a.cases[0], "x");
   EXPECT_THAT(bars, HasSubstr("95% CI n/a, 1 run"));
-  EXPECT_THAT(svg_overhead_chart(a, false, "o"), HasSubstr(">no CI</text>"));
+  EXPECT_THAT(svg_overhead_chart(a, CaseKind::training, "o"), HasSubstr(">no CI</text>"));
 }
 
 TEST(ReportEdgeCases, EveryEnvironmentFailed) {
@@ -633,6 +641,322 @@ TEST(ReportEdgeCases, AStoppedRunListsWhatThePreflightFound) {
   EXPECT_THAT(render_markdown(a, m),
               HasSubstr("- docker: libraries/digest: host has d25e, docker has 4173 (not asked for)"));
   EXPECT_THAT(render_html(a, m), HasSubstr("NOT COMPARABLE"));
+}
+
+// ---- Micro-benchmarks, every renderer ---------------------------------------------
+
+const char* kGemm = "gemm/sgemm/n4096";
+const char* kIoLat = "io-lat/bs4K/64M@tmpfs";
+constexpr double kGemmWork = 2.0 * 4096 * 4096 * 4096;  // flops of one SGEMM
+
+// A micro-benchmark's environment as analyze() makes it: run values in
+// seconds per operation; each run's operations at `spread` times its value.
+EnvironmentStats micro_env(const std::string& name, std::vector<double> runs, double work,
+                           const std::string& fs_type = "", std::vector<double> spread = {0.99, 1.0, 1.01}) {
+  EnvironmentStats e;
+  e.env = name;
+  e.run_values = std::move(runs);
+  for (double r : e.run_values)
+    for (double f : spread) e.batch_seconds.push_back(r * f);
+  if (!e.run_values.empty()) e.warmup_seconds = {e.run_values[0] * 2};
+  e.runs = summarize(e.run_values);
+  e.batches = summarize(e.batch_seconds);
+  e.warmup = summarize(e.warmup_seconds);
+  e.p99_seconds = percentile(e.batch_seconds, 0.99);
+  e.fingerprint = json{{"type", "fingerprint"}, {"env", name}};
+  e.in_container = name != "host";
+  e.work = work;
+  e.fs_type = fs_type;
+  return e;
+}
+
+// As analyze() marks a micro-benchmark (see workloads/micro/micro_workloads.cpp).
+CaseAnalysis micro_case(const std::string& id, const std::string& workload, const std::string& figure_unit,
+                        bool rate, double scale, const std::string& statistic, double work,
+                        std::vector<EnvironmentStats> envs) {
+  CaseAnalysis c;
+  c.case_id = id;
+  c.workload = workload;
+  c.micro = true;
+  c.unit = "s/op";
+  c.figure_unit = figure_unit;
+  c.figure_is_rate = rate;
+  c.figure_scale = scale;
+  c.run_statistic = statistic;
+  c.work = work;
+  c.envs = std::move(envs);
+  return c;
+}
+
+CaseAnalysis gemm_case() {
+  return micro_case(kGemm, "gemm", "GFLOP/s", true, 1e9, "mean", kGemmWork,
+                    {micro_env("host", {0.95, 1.0, 1.05}, kGemmWork), micro_env("docker", {1.0, 1.05, 1.1}, kGemmWork)});
+}
+
+// Run values are medians near 0.18 ms; one operation in four is four times
+// slower, the tail that only the p99 over all operations shows.
+CaseAnalysis io_lat_case() {
+  const std::vector<double> spread = {0.9, 1.0, 1.1, 4.0};
+  return micro_case(kIoLat, "io-lat", "ms", false, 1e3, "median", 4096,
+                    {micro_env("host", {0.000180, 0.000182, 0.000184}, 4096, "tmpfs", spread),
+                     micro_env("docker", {0.000200, 0.000202, 0.000204}, 4096, "overlay", spread)});
+}
+
+Analysis training_micro_and_startup() {
+  return analysis_of({training_case(kFcn, {"host", "docker"}), gemm_case(), io_lat_case(),
+                      startup_case({"host", "docker"})});
+}
+
+// The figure of a mean time with its CI, as the tests expect it: a rate's
+// interval bounds are the rates of the time's upper and lower bounds.
+std::string gemm_cell(const Summary& s) {
+  return fmt::format("{:.1f} GFLOP/s ({:.1f} .. {:.1f})", kGemmWork / s.mean / 1e9, kGemmWork / s.ci95_high / 1e9,
+                     kGemmWork / s.ci95_low / 1e9);
+}
+
+TEST(MicroReport, FigureIsWorkOverSecondsWithTheIntervalSwapped) {
+  const CaseAnalysis c = gemm_case();
+  const Summary& host = c.envs[0].runs;
+  const FigureSummary f = figure_summary(c, host);
+  EXPECT_DOUBLE_EQ(f.mean, kGemmWork / 1.0 / 1e9);
+  EXPECT_DOUBLE_EQ(f.ci95_low, kGemmWork / host.ci95_high / 1e9);  // the slowest time: the lowest rate
+  EXPECT_DOUBLE_EQ(f.ci95_high, kGemmWork / host.ci95_low / 1e9);
+  EXPECT_LT(f.ci95_low, f.mean);
+  EXPECT_GT(f.ci95_high, f.mean);
+  EXPECT_DOUBLE_EQ(f.best, kGemmWork / 0.95 / 1e9);  // the fastest run
+  EXPECT_DOUBLE_EQ(f.min, kGemmWork / 1.05 / 1e9);
+  EXPECT_EQ(format_case_mean_ci(c, host), gemm_cell(host));
+  EXPECT_EQ(format_case_mean_ci(c, host), "137.4 GFLOP/s (122.3 .. 156.9)");
+  // A latency keeps the order: ms = seconds * 1000.
+  const CaseAnalysis lat = io_lat_case();
+  const FigureSummary l = figure_summary(lat, lat.envs[0].runs);
+  EXPECT_DOUBLE_EQ(l.ci95_low, lat.envs[0].runs.ci95_low * 1e3);
+  EXPECT_EQ(format_case_mean_ci(lat, lat.envs[0].runs),
+            fmt::format("0.1820 ms ({:.4f} .. {:.4f})", lat.envs[0].runs.ci95_low * 1e3,
+                        lat.envs[0].runs.ci95_high * 1e3));
+}
+
+TEST(MicroReport, MarkdownHasAMicroBenchmarkSectionInTheFiguresUnits) {
+  const Analysis a = training_micro_and_startup();
+  const std::string md = render_markdown(a, manifest());
+  for (const auto& row : table_rows(section(md, "Summary: training"))) EXPECT_THAT(row, Not(HasSubstr("gemm")));
+  const auto rows = table_rows(section(md, "Summary: micro-benchmarks"));
+  ASSERT_EQ(rows.size(), 3u);  // header, gemm, io-lat
+  EXPECT_EQ(cells(rows[0]),
+            (std::vector<std::string>{"case", "host (95% CI)", "docker (95% CI)",
+                                      "docker vs host: overhead in time per operation (95% CI)",
+                                      "docker vs host: verdict"}));
+  const auto gemm = cells(rows[1]);
+  EXPECT_EQ(gemm[0], kGemm);
+  EXPECT_EQ(gemm[1], gemm_cell(a.cases[1].envs[0].runs));
+  EXPECT_EQ(gemm[2], gemm_cell(a.cases[1].envs[1].runs));
+  EXPECT_THAT(gemm[3], HasSubstr("+5.0% (95% CI "));  // docker takes 5% longer per operation
+  EXPECT_EQ(cells(rows[2])[1].rfind("0.1820 ms (", 0), 0u);
+  EXPECT_THAT(md, HasSubstr("higher is better"));
+  // The start-up section is still apart, after the micro-benchmarks.
+  EXPECT_EQ(table_rows(section(md, "Summary: container start-up")).size(), 2u);
+  EXPECT_LT(md.find("## Summary: micro-benchmarks"), md.find("## Summary: container start-up"));
+}
+
+TEST(MicroReport, MarkdownDetailShowsFiguresOperationsAndFileSystem) {
+  const Analysis a = training_micro_and_startup();
+  const std::string md = render_markdown(a, manifest());
+  EXPECT_THAT(md, HasSubstr("GFLOP/s, higher is better; one operation 137.4 GFLOP; statistics over runs, each run "
+                            "the mean of its 3 operations"));
+  EXPECT_THAT(md, HasSubstr("ms, lower is better; statistics over runs, each run the median of its 4 operations"));
+  const TextTable gemm = detail_table(a.cases[1]);
+  EXPECT_EQ(gemm.header, (std::vector<std::string>{"env", "runs", "operations per run", "mean GFLOP/s",
+                                                   "median GFLOP/s", "best GFLOP/s", "worst GFLOP/s", "CV",
+                                                   "95% CI of mean", "warm-up operations", "failed launches",
+                                                   "outlier runs (kept)", "data"}));
+  const auto& host = gemm.rows[0];
+  EXPECT_EQ(host[2], "3");
+  EXPECT_EQ(host[3], "137.4");
+  EXPECT_EQ(host[5], fmt::format("{:.1f}", kGemmWork / 0.95 / 1e9));  // best: the fastest run
+  EXPECT_EQ(host[6], fmt::format("{:.1f}", kGemmWork / 1.05 / 1e9));
+  EXPECT_EQ(host[8], "122.3 .. 156.9");
+  EXPECT_EQ(host[9], "1");  // warm-up operations
+  EXPECT_THAT(md, HasSubstr(fmt::format("| {} |", fmt::join(host, " | "))));
+
+  const TextTable lat = detail_table(a.cases[2]);
+  ASSERT_EQ(lat.header.size(), 16u);
+  EXPECT_EQ(lat.header[9], "mean ms, all operations");
+  EXPECT_EQ(lat.header[10], "p99 ms, all operations");
+  EXPECT_EQ(lat.header[14], "file system");
+  const EnvironmentStats& docker = a.cases[2].envs[1];
+  EXPECT_EQ(lat.rows[1][3], "0.2020");
+  EXPECT_EQ(lat.rows[1][10], fmt::format("{:.4f}", docker.p99_seconds * 1e3));
+  EXPECT_GT(docker.p99_seconds, 3 * docker.runs.max);  // the tail the medians hide
+  EXPECT_EQ(lat.rows[0][14], "tmpfs");
+  EXPECT_EQ(lat.rows[1][14], "overlay");
+  EXPECT_THAT(md, HasSubstr("| p99 ms, all operations |"));
+  EXPECT_THAT(md, HasSubstr("| overlay |"));
+}
+
+TEST(MicroReport, StreamRunsAreTheBestOfTheirOperations) {
+  const double bytes = 3 * 8 * 16777216.0;
+  Analysis a = analysis_of({micro_case("stream/triad/n16777216", "stream", "GB/s", true, 1e9, "min", bytes,
+                                       {micro_env("host", {0.040, 0.041}, bytes)})});
+  EXPECT_EQ(case_caption(a.cases[0]),
+            "GB/s, higher is better; one operation 0.4027 GB; statistics over runs, each run the best of its 3 "
+            "operations, as STREAM reports; intervals and overheads are taken over seconds per operation");
+  EXPECT_THAT(render_console(a), HasSubstr("each run the best of its 3 operations, as STREAM reports"));
+}
+
+TEST(MicroReport, ConsoleShowsTheMicroBenchmarksInTheirUnits) {
+  const Analysis a = training_micro_and_startup();
+  const std::string out = render_console(a);
+  EXPECT_THAT(out, HasSubstr("\nMicro-benchmarks (each in its own figure"));
+  EXPECT_THAT(out, HasSubstr("gemm/sgemm/n4096  (GFLOP/s, higher is better"));
+  // The detail block: the mean and the CI as figures, bounds swapped.
+  const auto lines = lines_of(out);
+  auto line_with = [&](const std::string& a1, const std::string& a2) {
+    for (const auto& l : lines)
+      if (l.find(a1) != std::string::npos && l.find(a2) != std::string::npos) return l;
+    return std::string();
+  };
+  const std::string host = line_with("  host ", "122.3 .. 156.9");
+  EXPECT_THAT(host, HasSubstr(" 137.4 "));
+  EXPECT_THAT(host, HasSubstr("not in container"));
+  EXPECT_THAT(out, HasSubstr("docker vs host: time-per-operation ratio 1.0500"));
+  // io-lat: medians in ms, and the mean and p99 over all operations.
+  EXPECT_THAT(out, HasSubstr("p99 ms, all operations"));
+  const EnvironmentStats& docker = a.cases[2].envs[1];
+  const std::string lat = line_with(fmt::format("{:.4f}", docker.p99_seconds * 1e3), "overlay");
+  EXPECT_THAT(lat, HasSubstr(" 0.2020 "));
+  // The summary: one row per case with its unit, each environment's mean
+  // figure, and the change in time per operation.
+  EXPECT_THAT(out, HasSubstr("Summary: micro-benchmarks in their units"));
+  const std::string summary = line_with("  gemm/sgemm/n4096 (GFLOP/s) ", "137.4");
+  EXPECT_THAT(summary, HasSubstr("130.9 +5.0%"));
+  EXPECT_THAT(line_with("  io-lat/bs4K/64M@tmpfs (ms) ", "0.1820"), HasSubstr("0.2020 +11.0%*"));
+  // Training keeps its seconds, start-up its section.
+  EXPECT_THAT(out, HasSubstr("Summary: s/batch"));
+  EXPECT_THAT(out, HasSubstr("Container start-up"));
+}
+
+TEST(MicroReport, HtmlHasTheMicroTablesAndChartsInTheUnit) {
+  const Analysis a = training_micro_and_startup();
+  const std::string html = render_html(a, manifest());
+  EXPECT_THAT(html, HasSubstr("<h2>Summary: micro-benchmarks</h2>"));
+  EXPECT_THAT(html, HasSubstr("id=\"summary-micro\""));
+  const TextTable t = summary_table(a, CaseKind::micro);
+  for (const auto& row : t.rows)
+    for (const auto& cell : row) EXPECT_THAT(html, HasSubstr(fmt::format(">{}</t", html_escape(cell))));
+  const TextTable lat = detail_table(a.cases[2]);
+  for (const auto& cell : lat.rows[1]) EXPECT_THAT(html, HasSubstr(fmt::format(">{}</t", html_escape(cell))));
+  EXPECT_EQ(count(html, "class=\"chart bars\""), 4u);
+  EXPECT_EQ(count(html, "class=\"chart overhead micro\""), 1u);
+  EXPECT_EQ(count(svg_with_class(html, "chart overhead micro"), "class=\"mark ratio\""), 2u);
+  EXPECT_THAT(svg_with_class(html, "chart overhead micro"), HasSubstr("ratio of mean time per operation"));
+  EXPECT_THAT(html, HasSubstr("<section class=\"case micro\""));
+
+  const std::string bars = svg_bar_chart(a.cases[1], "g");
+  EXPECT_THAT(bars, HasSubstr("mean GFLOP/s (95% CI), higher is better"));
+  EXPECT_THAT(bars, HasSubstr("host: mean 137.4 GFLOP/s, 95% CI 122.3 .. 156.9, 3 runs"));
+  EXPECT_THAT(bars, HasSubstr(">137.4</text>"));
+  EXPECT_THAT(bars, Not(HasSubstr("s/op")));
+  const std::string box = svg_box_plot(a.cases[1], "b");
+  EXPECT_THAT(box, HasSubstr("run value, GFLOP/s, higher is better"));
+  EXPECT_THAT(box, HasSubstr(fmt::format("host, run 1 of 3: {:.1f} GFLOP/s", kGemmWork / 0.95 / 1e9)));
+  EXPECT_THAT(svg_bar_chart(a.cases[2], "l"), HasSubstr("mean ms (95% CI), lower is better"));
+  EXPECT_EQ(count(html, "<svg"), count(html, "</svg>"));
+}
+
+TEST(MicroReport, CsvCarriesTheFigureOfEverySample) {
+  json m = manifest();
+  m["plan"]["cases"].push_back({{"id", kGemm}, {"workload", "gemm"}, {"backend", "none"}, {"device", "cpu"},
+                                {"batch", 0}, {"input", "memory"}});
+  m["plan"]["cases"].push_back({{"id", kIoLat}, {"workload", "io-lat"}, {"backend", "none"}, {"device", "cpu"},
+                                {"batch", 0}, {"input", "memory"}});
+  std::ostringstream out;
+  write_samples_csv(out, m,
+                    {{{"type", "sample"}, {"case", kGemm}, {"env", "host"}, {"round", 1}, {"phase", "measured"},
+                      {"iter", 0}, {"seconds", 0.5}, {"work", kGemmWork}},
+                     {{"type", "sample"}, {"case", kIoLat}, {"env", "docker"}, {"round", 1}, {"phase", "measured"},
+                      {"iter", 0}, {"seconds", 0.000244140625}, {"work", 4096}},
+                     {{"type", "sample"}, {"case", kFcn}, {"env", "host"}, {"round", 1}, {"phase", "measured"},
+                      {"iter", 0}, {"seconds", 0.25}}});
+  const auto lines = lines_of(out.str());
+  ASSERT_EQ(lines.size(), 4u);
+  EXPECT_EQ(lines[1], fmt::format("20261130-121703-07e3,{},gemm,none,cpu,0,memory,host,1,measured,0,0.5,,,{},GFLOP/s,"
+                                  "274.877906944",  // work / seconds / 1e9
+                                  kGemm, json(kGemmWork).dump()));
+  EXPECT_EQ(lines[2].substr(lines[2].find(",4096,")), ",4096,ms,0.244140625");  // seconds * 1000
+  EXPECT_EQ(lines[3].substr(lines[3].size() - 4), ",,,,");  // training: no figure
+}
+
+TEST(MicroReport, JsonCarriesTheFigureWorkP99AndFileSystem) {
+  const Analysis a = training_micro_and_startup();
+  const json j = json::parse(analysis_json(a, manifest()).dump());
+  EXPECT_EQ(j["cases"][0]["micro"], false);
+  EXPECT_TRUE(j["cases"][0]["figure_unit"].is_null());
+  const json& gemm = j["cases"][1];
+  EXPECT_EQ(gemm["micro"], true);
+  EXPECT_EQ(gemm["workload"], "gemm");
+  EXPECT_EQ(gemm["figure_unit"], "GFLOP/s");
+  EXPECT_DOUBLE_EQ(gemm["work"].get<double>(), kGemmWork);
+  const Summary& host = a.cases[1].envs[0].runs;
+  const json& f = gemm["envs"][0]["figure"];
+  EXPECT_DOUBLE_EQ(f["mean"].get<double>(), kGemmWork / host.mean / 1e9);
+  EXPECT_DOUBLE_EQ(f["ci95_low"].get<double>(), kGemmWork / host.ci95_high / 1e9);
+  EXPECT_DOUBLE_EQ(f["ci95_high"].get<double>(), kGemmWork / host.ci95_low / 1e9);
+  EXPECT_DOUBLE_EQ(f["max"].get<double>(), kGemmWork / host.min / 1e9);
+  EXPECT_DOUBLE_EQ(gemm["envs"][0]["runs"]["mean"].get<double>(), 1.0);  // statistics stay in seconds
+  const json& lat = j["cases"][2];
+  EXPECT_EQ(lat["figure_unit"], "ms");
+  EXPECT_EQ(lat["work"], 4096);
+  EXPECT_EQ(lat["envs"][1]["fs_type"], "overlay");
+  EXPECT_DOUBLE_EQ(lat["envs"][1]["p99_seconds"].get<double>(), a.cases[2].envs[1].p99_seconds);
+  EXPECT_DOUBLE_EQ(lat["envs"][1]["figure"]["operations_p99"].get<double>(), a.cases[2].envs[1].p99_seconds * 1e3);
+  EXPECT_DOUBLE_EQ(lat["envs"][1]["figure"]["median"].get<double>(), 0.000202 * 1e3);
+}
+
+TEST(MicroReport, LittleDataShowsNotANumber) {
+  // Two runs far apart: the time's interval reaches below 0, so the rate's
+  // upper bound is unbounded; one run: no interval; none: no figure.
+  Analysis a = analysis_of({micro_case(kGemm, "gemm", "GFLOP/s", true, 1e9, "mean", kGemmWork,
+                                       {micro_env("host", {0.1, 1.0}, kGemmWork), micro_env("docker", {0.5}, kGemmWork),
+                                        micro_env("podman", {}, kGemmWork)})});
+  a.cases[0].envs[2].failed_launches = 2;
+  expect_all_render(a, manifest());
+  const auto row = summary_table(a, CaseKind::micro).rows[0];
+  EXPECT_EQ(row[1], fmt::format("{:.1f} GFLOP/s ({:.1f} .. n/a)", kGemmWork / 0.55 / 1e9,
+                                kGemmWork / a.cases[0].envs[0].runs.ci95_high / 1e9));
+  EXPECT_EQ(row[2], fmt::format("{:.1f} GFLOP/s (n/a)", kGemmWork / 0.5 / 1e9));
+  EXPECT_EQ(row[3], "n/a");
+  const std::string console = render_console(a);
+  EXPECT_FALSE(has_word(console, "nan"));
+  EXPECT_FALSE(has_word(console, "inf"));
+  EXPECT_THAT(svg_bar_chart(a.cases[0], "x"), HasSubstr("podman: no run finished (2 failed launches)"));
+}
+
+TEST(MicroReport, RendersWhatAnalyzeMakesOfTheRecords) {
+  json m = manifest();
+  m["plan"]["cases"] = json::array({{{"id", kGemm}, {"workload", "gemm"}, {"backend", "none"}, {"device", "cpu"},
+                                     {"batch", 0}, {"warmup", 1}, {"iters", 2}, {"threads", 1}, {"variant", "sgemm"},
+                                     {"size", 4096}}});
+  std::vector<json> records;
+  const std::map<std::string, std::vector<double>> seconds = {{"host", {0.5, 0.5, 0.4, 0.4, 0.45, 0.45}},
+                                                             {"docker", {0.5, 0.5, 0.5, 0.5, 0.5, 0.5}}};
+  for (int round = 1; round <= 3; ++round)
+    for (const auto& [env, s] : seconds) {
+      records.push_back({{"type", "fingerprint"}, {"case", kGemm}, {"env", env}, {"round", round}});
+      for (int i = 0; i < 2; ++i)
+        records.push_back({{"type", "sample"}, {"case", kGemm}, {"env", env}, {"round", round},
+                           {"phase", "measured"}, {"iter", i}, {"seconds", s[static_cast<std::size_t>(2 * round - 2 + i)]},
+                           {"work", kGemmWork}});
+      records.push_back({{"type", "launch"}, {"case", kGemm}, {"env", env}, {"round", round}, {"ok", true}});
+    }
+  const Analysis a = analyze(m, records);
+  ASSERT_EQ(a.cases.size(), 1u);
+  ASSERT_TRUE(a.cases[0].micro);
+  const std::string cell = format_case_mean_ci(a.cases[0], a.cases[0].envs[0].runs);
+  EXPECT_EQ(cell, gemm_cell(a.cases[0].envs[0].runs));
+  EXPECT_EQ(cell.rfind(fmt::format("{:.1f} GFLOP/s (", kGemmWork / 0.45 / 1e9), 0), 0u);
+  EXPECT_THAT(render_console(a), HasSubstr("  gemm/sgemm/n4096 (GFLOP/s)  305.4  274.9 +11.1%\n"));
+  EXPECT_THAT(render_markdown(a, m), HasSubstr(cell));
+  EXPECT_THAT(render_html(a, m), HasSubstr(cell));
 }
 
 }  // namespace
