@@ -8,6 +8,7 @@
 //   hpl               vs hpcc's HPL (same N, one process, the same BLAS threads)
 //   stream triad      vs hpcc's SingleSTREAM_Triad (hpcc's array size, 1 thread, as hpcc runs it)
 //   io-seq            vs dd oflag=direct / iflag=direct, conv=fsync, and a read after iflag=nocache
+//                     (dd copies pseudo-random bytes, as dlcbench writes, not /dev/zero)
 //   io-lat            vs ioping -D (mean latency; ioping reports no median)
 //
 //   micro_vs_tools [--runs N] [--threads T] [--gemm-n N] [--hpl-n N] [--io-path DIR]
@@ -20,6 +21,7 @@
 #include <functional>
 #include <iostream>
 #include <map>
+#include <random>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -127,6 +129,20 @@ void write_hpcc_input(const fs::path& folder, int n) {
   }
 }
 
+// A file of `bytes` pseudo-random bytes in `folder` (kept for the run).
+fs::path random_source(const fs::path& folder, long long bytes) {
+  const fs::path file = folder / "random-source";
+  if (fs::exists(file) && static_cast<long long>(fs::file_size(file)) == bytes) return file;
+  std::ofstream out(file, std::ios::binary);
+  std::mt19937_64 rng(7);
+  std::vector<std::uint64_t> block(1 << 17);  // 1 MiB
+  for (long long written = 0; written < bytes; written += 1 << 20) {
+    for (auto& word : block) word = rng();
+    out.write(reinterpret_cast<const char*>(block.data()), 1 << 20);
+  }
+  return file;
+}
+
 // The summary section of hpccoutf.txt as key -> value.
 std::map<std::string, std::string> hpcc_summary(const fs::path& file) {
   std::map<std::string, std::string> values;
@@ -174,9 +190,12 @@ int main(int argc, char** argv) {
   Pair wb{"io-seq write buffered (fsync)", "MB/s", {}, {}, "dd bs=1M conv=fsync"};
   Pair rb{"io-seq read buffered (cache dropped)", "MB/s", {}, {}, "dd bs=1M after dd iflag=nocache"};
   Pair lat{"io-lat mean 4 KiB O_DIRECT", "ms", {}, {}, "ioping -D -i 0 -S 64m (avg)"};
+  Pair lat_median{"io-lat median 4 KiB O_DIRECT", "ms", {}, {}, "ioping -D -i 0 -S 64m (avg)"};
 
   std::cerr << fmt::format("micro_vs_tools: {} rounds, {} threads, I/O in {} ({} MiB)\n", s.runs, s.threads,
                            s.io_path, mib);
+  // In memory where it can be: dd's source is read from here.
+  if (!std::getenv("TMPDIR") && fs::is_directory("/dev/shm")) setenv("TMPDIR", "/dev/shm", 1);
   ScratchDir scratch("dlcbench-micro-vs-tools");
   std::string vector_size;  // hpcc's STREAM array, learnt from its first run
   for (int round = 0; round < s.runs; ++round) {
@@ -245,6 +264,11 @@ int main(int argc, char** argv) {
     }
     if (s.only.count("dd")) {
       const fs::path file = fs::path(s.io_path) / fmt::format("dlcbench-dd-{}", getpid());
+      // dd writes what it reads: zeros from /dev/zero would let a virtual
+      // disk that detects zero writes (QEMU's detect-zeroes) skip the work,
+      // and dlcbench writes non-zero data. So dd copies pseudo-random bytes
+      // from memory (a tmpfs file), as fast to read as /dev/zero.
+      const fs::path source = random_source(scratch.path(), s.io_size);
       const std::string count = std::to_string(s.io_size >> 20);
       auto dd = [&](std::vector<std::string> args) {
         std::vector<std::string> command = {"dd", "bs=1M"};
@@ -259,11 +283,11 @@ int main(int argc, char** argv) {
         return work / sec / 1e6;
       };
       both([&] { wd.dlcbench.push_back(ours("write", "direct")); },
-           [&] { wd.reference.push_back(dd_megabytes_per_second(dd({"if=/dev/zero", "of=" + file.string(), "count=" + count, "oflag=direct"}))); });
+           [&] { wd.reference.push_back(dd_megabytes_per_second(dd({"if=" + source.string(), "of=" + file.string(), "count=" + count, "oflag=direct"}))); });
       both([&] { rd.dlcbench.push_back(ours("read", "direct")); },
            [&] { rd.reference.push_back(dd_megabytes_per_second(dd({"if=" + file.string(), "of=/dev/null", "iflag=direct"}))); });
       both([&] { wb.dlcbench.push_back(ours("write", "buffered")); },
-           [&] { wb.reference.push_back(dd_megabytes_per_second(dd({"if=/dev/zero", "of=" + file.string(), "count=" + count, "conv=fsync"}))); });
+           [&] { wb.reference.push_back(dd_megabytes_per_second(dd({"if=" + source.string(), "of=" + file.string(), "count=" + count, "conv=fsync"}))); });
       both([&] { rb.dlcbench.push_back(ours("read", "buffered")); },
            [&] {
              dd({"if=" + file.string(), "iflag=nocache", "count=0"});  // drops the file's pages
@@ -278,20 +302,24 @@ int main(int argc, char** argv) {
                                              "4096", "--path", s.io_path, "--warmup", "1", "--iters", "200"};
             auto [sec, work] = worker(args, s.threads, "mean");
             lat.dlcbench.push_back(sec * 1e3);
+            auto [median_sec, median_work] = worker(args, s.threads, "median");
+            lat_median.dlcbench.push_back(median_sec * 1e3);
           },
           [&] {
-            // -B: count, time, iops, speed, min, avg, max, mdev (microseconds), ...
+            // -B: count, time, iops, speed, min, avg, max, mdev, ...; ioping 1.3
+            // prints the times in nanoseconds.
             std::string line;
             run({"ioping", "-B", "-D", "-i", "0", "-c", "201", "-s", "4k", "-S", "64m", s.io_path}, {},
                 [&](const std::string& l) { line = l; });
             std::istringstream fields(line);
             double count, time, iops, speed, min, avg;
             if (!(fields >> count >> time >> iops >> speed >> min >> avg)) throw std::runtime_error("ioping: " + line);
-            lat.reference.push_back(avg / 1e3);
+            lat.reference.push_back(avg / 1e6);
+            lat_median.reference.push_back(avg / 1e6);
           });
     }
     std::cerr << fmt::format("round {}/{} done\n", round + 1, s.runs);
   }
-  print({sgemm, dgemm, hpl, triad, triad_all, wd, rd, wb, rb, lat});
+  print({sgemm, dgemm, hpl, triad, triad_all, wd, rd, wb, rb, lat, lat_median});
   return 0;
 }

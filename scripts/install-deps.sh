@@ -13,6 +13,8 @@ packages=(
   podman crun
   # The HTML report's test opens it in a real browser, headless.
   chromium
+  # The reference tools bench/micro_vs_tools compares the micro-benchmarks with.
+  hpcc ioping fio
 )
 # npm downloads the data sets (they are published as npm packages). A machine
 # that already has Node.js from elsewhere keeps its own npm.

@@ -107,8 +107,7 @@ BlasCheck check_blas(int cpus) {
 }
 
 void print_blas(const BlasCheck& b) {
-  std::cout << fmt::format("\nBLAS: {} ({}), kernel {}: {}\n", b.info.value("library", std::string("?")),
-                           b.info.value("config", std::string("?")), b.info.value("core", std::string("?")),
+  std::cout << fmt::format("\nBLAS: {}\n      {}\n", b.info.value("config", b.info.value("library", std::string("?"))),
                            b.verdict.message);
   if (!b.problem.empty()) std::cout << "      SGEMM probe failed: " << b.problem << "\n";
   if (b.sgemm_gflops > 0) {
