@@ -9,5 +9,8 @@ cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 scripts/build.sh -DDLCBENCH_WERROR=ON
 cd build
+# The unit tests in one process: ctest starts one per test, and each start
+# loads LibTorch (about a second, 267 times).
+tests/unit_tests --gtest_brief=1
 DLCBENCH_REQUIRE_DOCKER=1 DLCBENCH_REQUIRE_RUNTIMES=1 DLCBENCH_REQUIRE_BROWSER=1 \
-  ../scripts/with-docker.sh ctest --output-on-failure --timeout 900
+  ../scripts/with-docker.sh ctest -L integration --output-on-failure --timeout 900
