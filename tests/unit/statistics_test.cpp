@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <stdexcept>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -30,6 +31,25 @@ TEST(Statistics, SummaryOfTextbookSample) {
   EXPECT_NEAR(s.cv, 2.138090 / 5, 1e-6);
   EXPECT_NEAR(s.ci95_low, 5 - 1.787483, 1e-5);
   EXPECT_NEAR(s.ci95_high, 5 + 1.787483, 1e-5);
+}
+
+TEST(Statistics, PercentileInterpolatesBetweenOrderStatisticsAsNumPyDoes) {
+  // numpy.percentile([1, 2, 3, 4, 10], [0, 50, 90, 99, 100]) = 1, 3, 7.6, 9.76, 10.
+  const std::vector<double> xs = {10, 2, 4, 1, 3};
+  EXPECT_DOUBLE_EQ(percentile(xs, 0.0), 1);
+  EXPECT_DOUBLE_EQ(percentile(xs, 0.5), 3);
+  EXPECT_NEAR(percentile(xs, 0.9), 7.6, 1e-12);
+  EXPECT_NEAR(percentile(xs, 0.99), 9.76, 1e-12);
+  EXPECT_DOUBLE_EQ(percentile(xs, 1.0), 10);
+  EXPECT_TRUE(std::isnan(percentile(std::vector<double>{}, 0.5)));
+}
+
+TEST(Statistics, RunValueIsTheWorkloadsStatistic) {
+  const std::vector<double> xs = {0.30, 0.10, 0.20, 0.60};
+  EXPECT_DOUBLE_EQ(run_value("mean", xs), 0.30);
+  EXPECT_DOUBLE_EQ(run_value("median", xs), 0.25);
+  EXPECT_DOUBLE_EQ(run_value("min", xs), 0.10);  // STREAM's best of N, in time
+  EXPECT_THROW(run_value("max", xs), std::invalid_argument);
 }
 
 TEST(Statistics, OddCountMedian) {
