@@ -30,8 +30,6 @@ double gemm_flops(std::int64_t n) {
 
 namespace dense {
 
-std::string format_bytes(double bytes) { return format_memory_bytes(bytes); }
-
 void require_memory(const std::string& what, std::int64_t n, const std::string& arrays,
                     const std::function<double(std::int64_t)>& bytes_for) {
   const std::int64_t usable_bytes = usable_memory_bytes();
@@ -50,7 +48,7 @@ void require_memory(const std::string& what, std::int64_t n, const std::string& 
   throw UsageError(fmt::format(
       "{} with n={} needs {} for its arrays ({}), but only {} of memory is available ({}) and a run may "
       "use {:.0f}% of it: choose a smaller n{}",
-      what, n, format_bytes(needed), arrays, format_bytes(static_cast<double>(*available)), source,
+      what, n, format_memory_bytes(needed), arrays, format_memory_bytes(static_cast<double>(*available)), source,
       kBenchmarkMemoryShare * 100, lo >= 1 ? fmt::format(" (at most n={} fits here)", lo) : std::string()));
 }
 

@@ -75,9 +75,6 @@ void require_memory(const std::string& what, std::int64_t n, const std::string& 
 // Throws UsageError unless 1 <= n <= INT_MAX (the BLAS's and LAPACK's int).
 void require_order(const std::string& what, std::int64_t n);
 
-// "1.50 GiB", "12.0 MiB": sizes in messages.
-std::string format_bytes(double bytes);
-
 // The BLAS threads and core (OpenBLAS's kernel choice) as the library reports them.
 int blas_threads();
 std::string blas_core();

@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "core/errors.h"
+#include "core/memory.h"
 #include "core/timer.h"
 #include "workloads/micro/gemm.h"
 

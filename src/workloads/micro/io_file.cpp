@@ -34,8 +34,6 @@ constexpr std::size_t kBufferAlignment = 4096;
 
 std::string errno_text(int err) { return std::generic_category().message(err); }
 
-std::string human_bytes(std::int64_t bytes) { return format_memory_bytes(static_cast<double>(bytes)); }
-
 std::uint64_t splitmix64(std::uint64_t x) {
   x += 0x9E3779B97F4A7C15ULL;
   x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
@@ -281,7 +279,7 @@ ScratchFile::ScratchFile(const ScratchFileSpec& spec)
         throw UsageError(fmt::format(
             "{}: {} has {} bytes ({}) free, but a file of {} bytes ({}) needs {} bytes with its margin: give a "
             "smaller size or a folder (--path) on a file system with more free space",
-            b, where, available, human_bytes(available), file_bytes_, human_bytes(file_bytes_), needed));
+            b, where, available, format_memory_bytes(static_cast<double>(available)), file_bytes_, format_memory_bytes(static_cast<double>(file_bytes_)), needed));
       }
     }
 

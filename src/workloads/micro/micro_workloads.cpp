@@ -25,8 +25,6 @@ namespace fs = std::filesystem;
 namespace dlcbench {
 namespace {
 
-std::string byte_text(double bytes) { return format_memory_bytes(bytes); }
-
 std::optional<std::uint64_t> available_memory_bytes() {
   const std::int64_t usable = usable_memory_bytes();
   return usable < 0 ? std::nullopt : std::optional<std::uint64_t>(static_cast<std::uint64_t>(usable));
@@ -170,7 +168,7 @@ void check_io_target(const std::string& target, std::uint64_t bytes) {
     if (available && bytes > *available)
       throw UsageError(fmt::format("--path tmpfs: a {} file in memory does not fit in the {} available: give a "
                                    "smaller size= or another --path",
-                                   byte_text(static_cast<double>(bytes)), byte_text(static_cast<double>(*available))));
+                                   format_memory_bytes(static_cast<double>(bytes)), format_memory_bytes(static_cast<double>(*available))));
     return;
   }
   const fs::path folder = target == kRootfsTarget ? fs::path("/var/tmp") : fs::path(target);
@@ -189,7 +187,7 @@ void check_io_target(const std::string& target, std::uint64_t bytes) {
   if (bytes + bytes / 20 + (64ull << 20) > free)
     throw UsageError(fmt::format("{}: {} free, the file needs {} (and a margin): free some space, give a smaller "
                                  "size=, or another --path",
-                                 name, byte_text(static_cast<double>(free)), byte_text(static_cast<double>(bytes))));
+                                 name, format_memory_bytes(static_cast<double>(free)), format_memory_bytes(static_cast<double>(bytes))));
 }
 
 std::vector<CaseSpec> expand_micro_cases(const MicroRequest& request, const MicroPlanSettings& settings) {
@@ -245,8 +243,8 @@ std::vector<CaseSpec> expand_micro_cases(const MicroRequest& request, const Micr
     const std::uint64_t needed = micro_memory_bytes(c);
     if (available && static_cast<double>(needed) > kBenchmarkMemoryShare * static_cast<double>(*available))
       throw UsageError(fmt::format("{} needs {} of memory and {} is available: give a smaller size ({}:{}=...)",
-                                   c.id(), byte_text(static_cast<double>(needed)),
-                                   byte_text(static_cast<double>(*available)), c.workload, info.io ? "size" : "n"));
+                                   c.id(), format_memory_bytes(static_cast<double>(needed)),
+                                   format_memory_bytes(static_cast<double>(*available)), c.workload, info.io ? "size" : "n"));
   }
   return cases;
 }

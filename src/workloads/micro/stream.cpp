@@ -65,8 +65,6 @@ void free_array(double*& p) {
   p = nullptr;
 }
 
-std::string human_bytes(std::int64_t bytes) { return format_memory_bytes(static_cast<double>(bytes)); }
-
 }  // namespace
 
 StreamKernel parse_stream_kernel(const std::string& variant) {
@@ -185,16 +183,17 @@ StreamBenchmark::StreamBenchmark(const MicroParams& params)
   const std::int64_t usable = usable_memory_bytes();
   const std::int64_t budget = usable < 0 ? -1 : static_cast<std::int64_t>(kBenchmarkMemoryShare * static_cast<double>(usable));
   if (n_ > kMaxElements || (budget >= 0 && 3 * n_ * std::int64_t(sizeof(double)) > budget)) {
+    const std::int64_t available = std::max<std::int64_t>(usable, 0);
     const std::string needed = n_ > kMaxElements
                                    ? fmt::format("more than {} bytes", std::numeric_limits<std::int64_t>::max())
                                    : fmt::format("{} bytes ({})", 3 * n_ * std::int64_t(sizeof(double)),
-                                                 human_bytes(3 * n_ * std::int64_t(sizeof(double))));
+                                                 format_memory_bytes(3.0 * static_cast<double>(n_) * sizeof(double)));
     const std::int64_t fit = budget < 0 ? 0 : budget / (3 * std::int64_t(sizeof(double)));
     throw UsageError(fmt::format(
         "stream with n={} needs {} for its three arrays of doubles, but only {} bytes ({}) are available "
         "(MemAvailable and the cgroup memory limit; {:.0f}% of it may be used): give a smaller n= option, "
         "at most n={}",
-        n_, needed, std::max<std::int64_t>(usable, 0), human_bytes(std::max<std::int64_t>(usable, 0)),
+        n_, needed, available, format_memory_bytes(static_cast<double>(available)),
         kBenchmarkMemoryShare * 100, fit));
   }
   cache_ = read_cache_info();
