@@ -11,14 +11,6 @@
 namespace dlcbench {
 namespace {
 
-std::string read_first_line(const std::filesystem::path& file) {
-  std::ifstream in(file);
-  std::string line;
-  std::getline(in, line);
-  while (!line.empty() && (line.back() == '\n' || line.back() == ' ')) line.pop_back();
-  return line;
-}
-
 // A value from /proc/meminfo in bytes ("MemAvailable:  23889676 kB"); -1 if absent.
 std::int64_t meminfo_bytes(const std::filesystem::path& file, const std::string& key) {
   std::ifstream in(file);
@@ -51,6 +43,14 @@ std::int64_t cgroup_limit_bytes(const std::filesystem::path& file) {
 }
 
 }  // namespace
+
+std::string read_first_line(const std::filesystem::path& file) {
+  std::ifstream in(file);
+  std::string line;
+  if (!in || !std::getline(in, line)) return {};
+  while (!line.empty() && (line.back() == '\n' || line.back() == '\r' || line.back() == ' ')) line.pop_back();
+  return line;
+}
 
 std::int64_t usable_memory_bytes(const std::filesystem::path& root) {
   std::int64_t usable = meminfo_bytes(root / "proc/meminfo", "MemAvailable");

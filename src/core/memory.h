@@ -21,6 +21,10 @@ std::int64_t usable_memory_bytes(const std::filesystem::path& root = "/");
 // process (libraries, the BLAS's buffers) and the system.
 inline constexpr double kBenchmarkMemoryShare = 0.9;
 
+// The first line of a small sysfs, procfs or cgroup file, trailing blanks
+// trimmed; "" when it cannot be read.
+std::string read_first_line(const std::filesystem::path& file);
+
 // 1536 -> "1.5 KiB", 25e9 -> "23.28 GiB".
 std::string format_memory_bytes(double bytes);
 

@@ -26,14 +26,6 @@ constexpr double kScalar = 3.0;       // STREAM's q
 constexpr double kEpsilon = 1.e-13;   // STREAM's epsilon for 8-byte doubles
 constexpr std::size_t kAlignment = 64;
 
-std::string read_first_line(const std::filesystem::path& file) {
-  std::ifstream in(file);
-  std::string line;
-  if (!in || !std::getline(in, line)) return {};
-  while (!line.empty() && (line.back() == '\n' || line.back() == '\r' || line.back() == ' ')) line.pop_back();
-  return line;
-}
-
 // "32768K", "32M", "1G" or plain bytes, as sysfs writes cache sizes; -1 if not a size.
 std::int64_t parse_cache_size(const std::string& text) {
   if (text.empty()) return -1;
