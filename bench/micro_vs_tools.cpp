@@ -59,7 +59,7 @@ std::vector<std::pair<std::string, std::string>> thread_env(int threads) {
 // Runs a command; hands each stdout line to `on_line`; returns stderr.
 std::string run(std::vector<std::string> argv, const std::vector<std::pair<std::string, std::string>>& env,
                 const std::function<void(const std::string&)>& on_line = {}) {
-  ProcessSpec spec{std::move(argv), env, 3600, nullptr, {}};
+  ProcessSpec spec{std::move(argv), env, 3600, nullptr, {}, "", -1};
   auto r = run_process(spec, [&](std::string_view line) {
     if (on_line) on_line(std::string(line));
   });

@@ -49,7 +49,7 @@ int main(int argc, char** argv) {
       {"MALLOC_TRIM_THRESHOLD_", std::to_string(kTrimThresholdBytes)}};
 
   auto mean_of_run = [&](std::vector<std::string> command, bool json) {
-    ProcessSpec spec{std::move(command), env, 3600, nullptr, {}};
+    ProcessSpec spec{std::move(command), env, 3600, nullptr, {}, "", -1};
     double mean = -1;
     auto r = run_process(spec, [&](std::string_view line) {
       if (!json) {

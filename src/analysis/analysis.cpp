@@ -89,7 +89,7 @@ Analysis analyze(const nlohmann::json& manifest, const std::vector<nlohmann::jso
     } else if (const MicroWorkloadInfo* micro = find_micro_workload(ca.workload)) {
       ca.micro = true;
       ca.unit = "s/op";
-      ca.figure_unit = micro->figure_unit;
+      ca.figure_unit = micro->unit(spec.variant);
       ca.figure_is_rate = micro->rate;
       ca.figure_scale = micro->figure_scale;
     }

@@ -40,7 +40,7 @@ RuntimeCheck check_runtime(const std::string& name, const fs::path& self_exe) {
   c.name = name;
   c.installed = name == "host" || find_program(name).has_value();
   const EnvironmentContext context{self_exe, fmt::format("doctor-{}", getpid()), /*noop_only=*/true,
-                                   /*keep_images=*/false};
+                                   /*keep_images=*/false, /*image_extras=*/{}};
   auto env = make_environment(parse_environment_request(name), context);
   try {
     env->prepare();

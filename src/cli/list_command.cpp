@@ -10,6 +10,7 @@
 #include "data/dataset.h"
 #include "data/fetch.h"
 #include "runtimes/environment.h"
+#include "workloads/micro/external_tools.h"
 #include "workloads/micro/micro_workloads.h"
 #include "workloads/registry.h"
 
@@ -50,8 +51,14 @@ void add_list_command(CLI::App& app, int& exit_code) {
     for (const auto& m : micro_workloads()) {
       std::vector<std::string> defaults;
       for (const auto& key : m.options) defaults.push_back(fmt::format("{}={}", key, m.defaults.at(key)));
-      std::cout << fmt::format("  {:<10} {} [{}; each run the {} of its operations]\n", m.name, m.description,
-                               m.figure_unit, m.run_statistic == "min" ? "best" : m.run_statistic);
+      std::string units = m.figure_unit;
+      for (const auto& [variant, unit] : m.variant_units) units += fmt::format(", {}: {}", variant, unit);
+      std::string installed;
+      if (const ExternalTool* tool = find_external_tool(m.name))
+        installed = tool_program(*tool) ? fmt::format("; {} installed", tool_program(*tool)->string())
+                                        : fmt::format("; not installed: apt-get install {}", tool->package);
+      std::cout << fmt::format("  {:<10} {} [{}; each run the {} of its operations{}]\n", m.name, m.description,
+                               units, m.run_statistic == "min" ? "best" : m.run_statistic, installed);
       std::cout << fmt::format("  {:<10} {}options {}; {} warm-up and {} measured operations per launch\n", "",
                                m.variants.empty() ? "" : fmt::format("variants {}; ", fmt::join(m.variants, ", ")),
                                fmt::join(defaults, ", "), m.warmup, m.iters);

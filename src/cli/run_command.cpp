@@ -28,6 +28,8 @@
 #include "orchestrator/preflight.h"
 #include "orchestrator/scheduler.h"
 #include "report/console.h"
+#include "workloads/micro/external_tools.h"
+#include "workloads/micro/micro_workloads.h"
 #include "workloads/registry.h"
 
 namespace fs = std::filesystem;
@@ -179,6 +181,8 @@ const std::map<std::string, std::string>& suites() {
       {"default", "fcn5,startup"},
       {"micro", "gemm,hpl,hpcg,stream,io-seq,io-lat"},
       {"paper", "gemm,hpl,hpcg,stream,io-seq,io-lat,fcn5,alexnet,resnet56,lstm,startup"},
+      // The real tools next to dlcbench's own, where installed.
+      {"tools", "io-seq,dd,fio,io-lat,ioping,hpl:n=4096,hpcc/hpl,stream/triad,hpcc/stream"},
   };
   return all;
 }
@@ -194,6 +198,15 @@ int run(const RunOptions& o, const std::vector<std::string>& command_line) {
   if (!o.workloads.empty() && o.suite != "default")
     throw UsageError("--suite and --workloads both name workloads: give one of them");
   request.workloads = split_workload_list(o.workloads.empty() ? suite->second : o.workloads);
+  if (o.workloads.empty()) {
+    // A suite runs the external tools that are installed and says which are not.
+    std::erase_if(request.workloads, [](const std::string& item) {
+      if (!external_tool_missing(item)) return false;
+      std::cerr << "warning: " << tool_missing_message(*find_external_tool(item.substr(0, item.find_first_of("/:"))))
+                << "\n";
+      return true;
+    });
+  }
   request.io_targets = split_list(o.paths);
   request.backends = split_list(o.backends);
   request.device = o.device;
@@ -285,7 +298,12 @@ int run(const RunOptions& o, const std::vector<std::string>& command_line) {
   sigaction(SIGTERM, &sa, nullptr);
   sigaction(SIGHUP, &sa, nullptr);
 
-  const EnvironmentContext context{fs::read_symlink("/proc/self/exe"), run_id, false, o.keep_images};
+  EnvironmentContext context{fs::read_symlink("/proc/self/exe"), run_id, false, o.keep_images, {}};
+  {
+    std::vector<std::string> planned;
+    for (const auto& c : plan.cases) planned.push_back(c.workload);
+    context.image_extras = tool_image_files(planned);
+  }
   PreparedEnvironments prepared;
   std::vector<ScheduledEnvironment>& environments = prepared.list;
   bool any_unavailable = false;
@@ -395,7 +413,8 @@ void add_run_command(CLI::App& app, int& exit_code) {
                   "Comma-separated workloads (see `dlcbench list`); micro-benchmarks take a variant and options, "
                   "e.g. gemm/sgemm:n=2048,io-seq:size=1g,block=4m");
   cmd->add_option("--suite", o->suite, "Named workloads: default (fcn5,startup), micro (the CPU, memory and disk "
-                                       "micro-benchmarks) or paper (all of them and the four networks)")
+                                       "micro-benchmarks), paper (all of them and the four networks) or tools (dd, fio, ioping "
+                                       "and hpcc next to dlcbench's own, those installed)")
       ->capture_default_str();
   cmd->add_option("--path", o->paths,
                   "Where io-seq and io-lat write, comma-separated: rootfs (the environment's own root file system), "

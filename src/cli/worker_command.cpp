@@ -146,7 +146,7 @@ int run_micro_worker(const WorkerOptions& o, const MicroWorkloadInfo& info) {
   emit({{"type", "done"},
         {"measured", spec.iters},
         {"mean_seconds", measured_sum / spec.iters},
-        {"unit", info.figure_unit}});
+        {"unit", info.unit(spec.variant)}});
   return kExitOk;
 }
 

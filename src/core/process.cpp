@@ -26,8 +26,10 @@ namespace {
 
 constexpr std::size_t kStderrKeep = 64 * 1024;
 constexpr double kGraceSeconds = 5.0;
-// Added to errno when the child fails before exec, while hiding files.
+// Added to errno when the child fails before exec: while hiding files, or
+// entering its working folder.
 constexpr int kHideFailed = 100000;
+constexpr int kChdirFailed = 200000;
 
 struct Pipe {
   int r = -1, w = -1;
@@ -91,6 +93,7 @@ ProcessResult run_process(const ProcessSpec& spec,
   auto envp = c_strings(env_storage);
   auto hide_storage = spec.hide_files;
   auto hide = c_strings(hide_storage);
+  const char* cwd = spec.cwd.empty() ? nullptr : spec.cwd.c_str();
 
   Pipe out, err, status;
   const pid_t parent = getpid();
@@ -108,6 +111,17 @@ ProcessResult run_process(const ProcessSpec& spec,
     dup2(err.w, STDERR_FILENO);
     int devnull = ::open("/dev/null", O_RDONLY);
     if (devnull >= 0) dup2(devnull, STDIN_FILENO);
+    int status_fd = status.w;
+    if (spec.child_fd3 >= 0) {
+      if (status_fd == 3) status_fd = fcntl(3, F_DUPFD_CLOEXEC, 4);
+      if (spec.child_fd3 == 3) fcntl(3, F_SETFD, 0);  // dup2 onto itself keeps close-on-exec
+      else dup2(spec.child_fd3, 3);
+    }
+    if (cwd && chdir(cwd) != 0) {
+      int e = errno + kChdirFailed;
+      [[maybe_unused]] auto n = ::write(status_fd, &e, sizeof e);
+      _exit(127);
+    }
     if (hide.size() > 1) {
       // A mount namespace of the child's own, not propagated back, in which
       // each file reads as empty.
@@ -116,13 +130,13 @@ ProcessResult run_process(const ProcessSpec& spec,
         hidden = mount("/dev/null", hide[i], nullptr, MS_BIND, nullptr) == 0;
       if (!hidden) {
         int e = errno + kHideFailed;
-        [[maybe_unused]] auto n = ::write(status.w, &e, sizeof e);
+        [[maybe_unused]] auto n = ::write(status_fd, &e, sizeof e);
         _exit(127);
       }
     }
     execvpe(argv[0], argv.data(), envp.data());
     int e = errno;
-    [[maybe_unused]] auto n = ::write(status.w, &e, sizeof e);
+    [[maybe_unused]] auto n = ::write(status_fd, &e, sizeof e);
     _exit(127);
   }
   setpgid(pid, pid);  // also here, so the group exists before we may signal it
@@ -133,7 +147,9 @@ ProcessResult run_process(const ProcessSpec& spec,
   int exec_errno = 0;
   if (::read(status.r, &exec_errno, sizeof exec_errno) == sizeof exec_errno) {
     result.exec_error =
-        exec_errno >= kHideFailed
+        exec_errno >= kChdirFailed
+            ? fmt::format("cannot run {} in {}: {}", spec.argv[0], spec.cwd, std::strerror(exec_errno - kChdirFailed))
+        : exec_errno >= kHideFailed
             ? fmt::format("cannot hide {} from {} in a private mount namespace: {}", fmt::join(spec.hide_files, ", "),
                           spec.argv[0], std::strerror(exec_errno - kHideFailed))
             : fmt::format("cannot run {}: {}", spec.argv[0], std::strerror(exec_errno));

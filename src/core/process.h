@@ -23,6 +23,11 @@ struct ProcessSpec {
   // /dev/null bound over each (crun on hybrid cgroup layouts). Needs
   // CAP_SYS_ADMIN.
   std::vector<std::string> hide_files;
+  // The child's working folder; empty: the parent's.
+  std::string cwd;
+  // An open descriptor the child receives as its descriptor 3 (a scratch
+  // file an external tool opens as /proc/self/fd/3); -1: none.
+  int child_fd3 = -1;
 };
 
 struct ProcessResult {

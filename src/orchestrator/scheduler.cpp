@@ -106,7 +106,7 @@ std::string describe_run(const CaseSpec& spec, const LaunchOutcome& launched) {
     return fmt::format("{:.5f} s/start (median of {} starts)", value, count);
   if (const MicroWorkloadInfo* micro = find_micro_workload(spec.workload))
     return fmt::format("{:.4g} {} ({} of {} operations)", micro_figure(*micro, launched.work, value),
-                       micro->figure_unit, statistic == "min" ? "best" : statistic, count);
+                       micro->unit(spec.variant), statistic == "min" ? "best" : statistic, count);
   return fmt::format("{:.5f} s/batch over {} batches", value, count);
 }
 

@@ -95,7 +95,7 @@ void write_samples_csv(std::ostream& out, const nlohmann::json& manifest, const 
                                   cell(r, "loss"),
                                   cell(r, "read_seconds"),
                                   micro ? cell(r, "work") : "",
-                                  micro ? micro->figure_unit : "",
+                                  micro ? micro->unit(c.value("variant", std::string())) : "",
                                   figure_cell(micro, r)};
     for (std::size_t i = 0; i < std::size(fields); ++i) out << (i ? "," : "") << csv_field(fields[i]);
     out << "\n";

@@ -244,7 +244,7 @@ class EngineEnvironment : public Environment {
   }
 
   std::string ensure_image() {
-    const ImageContent content = image_content_for(context_.self_exe, context_.noop_only);
+    const ImageContent content = image_content_for(context_.self_exe, context_.noop_only, context_.image_extras);
     const std::string tag =
         fmt::format("{}:{}", context_.noop_only ? "dlcbench-noop" : "dlcbench-worker", content.content_id.substr(0, 16));
     const std::string local_tag = flavour_.name == "podman" ? "localhost/" + tag : tag;

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/process.h"
+#include "runtimes/image_builder.h"
 
 namespace dlcbench {
 
@@ -61,7 +62,13 @@ struct LaunchCommand {
   std::vector<std::string> hide_files;                   // see ProcessSpec::hide_files
 
   ProcessSpec process(double timeout_seconds, const std::atomic<bool>* cancel) const {
-    return {argv, env, timeout_seconds, cancel, hide_files};
+    ProcessSpec spec;
+    spec.argv = argv;
+    spec.env = env;
+    spec.timeout_seconds = timeout_seconds;
+    spec.cancel = cancel;
+    spec.hide_files = hide_files;
+    return spec;
   }
 };
 
@@ -74,6 +81,8 @@ struct EnvironmentContext {
   // Keep images dlcbench imported for this run (they are keyed by content,
   // so a later run of the same binary reuses them); by default they go.
   bool keep_images = false;
+  // External tools the plan runs (dd, fio, hpcc, ...): images hold them too.
+  std::vector<ImageExtra> image_extras;
 };
 
 class Environment {

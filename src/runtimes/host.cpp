@@ -1,6 +1,9 @@
 #include "runtimes/host.h"
 
 #include <filesystem>
+#include <optional>
+
+#include "core/scratch_dir.h"
 
 namespace dlcbench {
 namespace {
@@ -9,7 +12,10 @@ class HostEnvironment : public Environment {
  public:
   explicit HostEnvironment(EnvironmentContext context) : context_(std::move(context)) {}
   std::string name() const override { return "host"; }
-  void prepare() override {}
+  // A private TMPDIR for the worker (hpcc writes its input and output
+  // there): removed with the run even when a worker is killed.
+  void prepare() override { scratch_.emplace("dlcbench-host"); }
+  void finish() override { scratch_.reset(); }
 
   LaunchCommand command(const WorkerLaunch& launch, const std::string&) const override {
     LaunchCommand c;
@@ -26,6 +32,7 @@ class HostEnvironment : public Environment {
       c.argv.push_back(io_path_for(launch.io_target, false));
     }
     c.env = launch.env;
+    if (scratch_) c.env.emplace_back("TMPDIR", scratch_->path().string());
     return c;
   }
 
@@ -35,6 +42,7 @@ class HostEnvironment : public Environment {
 
  private:
   EnvironmentContext context_;
+  std::optional<ScratchDir> scratch_;
 };
 
 }  // namespace

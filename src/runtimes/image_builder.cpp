@@ -39,26 +39,57 @@ std::vector<fs::path> parse_ldd_output(const std::string& text) {
   return libs;
 }
 
-ImageContent worker_image_content(const fs::path& exe) {
-  auto ldd = capture_output({"ldd", exe.string()}, 60);
+namespace {
+
+// The libraries the dynamic loader resolves for `file`: none for a static
+// program. Throws EnvironmentUnavailable when ldd fails or one is missing.
+std::vector<fs::path> library_closure(const fs::path& file) {
+  auto ldd = capture_output({"ldd", file.string()}, 60);
+  if (ldd.out.find("not a dynamic executable") != std::string::npos ||
+      ldd.result.stderr_tail.find("not a dynamic executable") != std::string::npos)
+    return {};
   if (!ldd.result.ok())
-    throw EnvironmentUnavailable(fmt::format("cannot list the libraries of {}: ldd {}\n{}", exe.string(),
+    throw EnvironmentUnavailable(fmt::format("cannot list the libraries of {}: ldd {}\n{}", file.string(),
                                              ldd.result.describe(), ldd.result.stderr_tail));
+  return parse_ldd_output(ldd.out);
+}
+
+std::string file_identity(const fs::path& file) {
+  const auto real = fs::canonical(file);
+  return fmt::format("\n{} {} {}", file.string(), fs::file_size(real),
+                     fs::last_write_time(real).time_since_epoch().count());
+}
+
+}  // namespace
+
+ImageContent worker_image_content(const fs::path& exe, const std::vector<ImageExtra>& extras) {
   ImageContent content;
   // The layout version comes first: a change in how the root file system is
   // laid out must give a new image.
   std::string identity = "layout 3\n" + file_digest(exe, "sha256");
   content.files.push_back({exe, kImageBinaryPath});
-  for (const auto& lib : parse_ldd_output(ldd.out)) {
+  for (const auto& lib : library_closure(exe)) {
     content.files.push_back({lib, lib});
-    const auto real = fs::canonical(lib);
-    identity += fmt::format("\n{} {} {}", lib.string(), fs::file_size(real),
-                            fs::last_write_time(real).time_since_epoch().count());
+    identity += file_identity(lib);
   }
   const fs::path noop = noop_program_beside(exe);
   if (fs::exists(noop)) {
     content.files.push_back({noop, kImageNoopPath});
     identity += "\nnoop " + file_digest(noop, "sha256");
+  }
+  for (const auto& extra : extras) {
+    std::vector<fs::path> libs;
+    try {
+      libs = library_closure(extra.path);
+    } catch (const EnvironmentUnavailable&) {
+      if (extra.optional) continue;
+      throw;
+    }
+    libs.insert(libs.begin(), extra.path);
+    for (const auto& file : libs) {
+      content.files.push_back({file, file});
+      identity += file_identity(file);
+    }
   }
   content.content_id = string_digest(identity, "sha256");
   return content;
@@ -76,8 +107,8 @@ ImageContent noop_image_content(const fs::path& exe) {
   return content;
 }
 
-ImageContent image_content_for(const fs::path& exe, bool noop_only) {
-  return noop_only ? noop_image_content(exe) : worker_image_content(exe);
+ImageContent image_content_for(const fs::path& exe, bool noop_only, const std::vector<ImageExtra>& extras) {
+  return noop_only ? noop_image_content(exe) : worker_image_content(exe, extras);
 }
 
 void write_rootfs(const ImageContent& content, const fs::path& root) {

@@ -26,15 +26,26 @@ struct ImageContent {
   std::string content_id;
 };
 
+// A program or library beyond dlcbench's own that the image must hold (an
+// external tool the plan runs), at its host path, with its libraries.
+struct ImageExtra {
+  std::filesystem::path path;
+  // Left out, rather than failing the build, when the loader cannot find one
+  // of its libraries (a plugin its program can do without).
+  bool optional = false;
+};
+
 // The binary and every library the dynamic loader resolves for it (`ldd`),
-// and the noop program built beside it. Throws if a library is not found.
-ImageContent worker_image_content(const std::filesystem::path& exe);
+// the noop program built beside it, and the extras with their libraries.
+// Throws if a library is not found.
+ImageContent worker_image_content(const std::filesystem::path& exe, const std::vector<ImageExtra>& extras = {});
 
 // Only the noop program: enough to check that a runtime starts containers.
 ImageContent noop_image_content(const std::filesystem::path& exe);
 
 // Either of the two, as the context asks.
-ImageContent image_content_for(const std::filesystem::path& exe, bool noop_only);
+ImageContent image_content_for(const std::filesystem::path& exe, bool noop_only,
+                               const std::vector<ImageExtra>& extras = {});
 
 // Parses `ldd` output into the library paths it names (the loader included).
 std::vector<std::filesystem::path> parse_ldd_output(const std::string& text);

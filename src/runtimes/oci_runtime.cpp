@@ -59,7 +59,7 @@ class OciEnvironment : public Environment {
                                                  name_, options_.rootfs, needed));
     } else {
       rootfs_ = scratch_->path() / "rootfs";
-      write_rootfs(image_content_for(context_.self_exe, context_.noop_only), rootfs_);
+      write_rootfs(image_content_for(context_.self_exe, context_.noop_only, context_.image_extras), rootfs_);
     }
     check_starts();
   }

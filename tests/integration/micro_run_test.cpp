@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include "../unit/test_files.h"
+#include "core/process.h"
 #include "test_support.h"
 
 namespace dlcbench {
@@ -92,6 +93,53 @@ TEST(Micro, EveryMicroBenchmarkRunsInEveryEnvironmentOnTheFileSystemAskedFor) {
       EXPECT_EQ((fs_type[{"io-lat/bs4K/1M@rootfs", env}]), "overlay") << env;
     }
   // The scratch files went as soon as they were made.
+  EXPECT_TRUE(files_in(volume.path()).empty());
+}
+
+TEST(Micro, TheRealToolsRunInEveryEnvironmentAndTheirFiguresAreRead) {
+  for (const char* tool : {"dd", "ioping", "fio", "hpcc"})
+    if (!find_program(tool)) {
+      if (testing::runtimes_required()) FAIL() << tool << " is not installed: scripts/install-deps.sh installs it";
+      GTEST_SKIP() << tool << " is not installed";
+    }
+  const auto envs = available_environments();
+  testing::TempDir out, volume;
+  std::filesystem::permissions(volume.path(), std::filesystem::perms::all);
+  auto r = testing::run_dlcbench(
+      {"run", "--workloads", "dd:size=4m,block=1m,mode=direct,ioping:size=1m,fio/randread:size=2m,block=4k,mode=direct,hpcc/hpl:n=256",
+       "--path", "rootfs," + volume.path().string(), "--envs", fmt::format("{}", fmt::join(envs, ",")), "--runs", "1",
+       "--warmup", "0", "--iters", "2", "--out", out.path().string()},
+      {}, 1200);
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  const auto run_dir = testing::only_run_dir(out.path());
+  const auto manifest = json::parse(std::ifstream(run_dir / "manifest.json"));
+  // 2 paths x (2 dd + ioping + fio) + hpcc.
+  ASSERT_EQ(manifest["plan"]["cases"].size(), 9u);
+  std::map<std::pair<std::string, std::string>, int> measured;
+  std::map<std::pair<std::string, std::string>, json> described;
+  for (const auto& rec : testing::read_records(run_dir)) {
+    if (!rec.contains("case")) continue;
+    const auto key = std::make_pair(rec["case"].get<std::string>(), rec["env"].get<std::string>());
+    if (rec["type"] == "sample" && rec["phase"] == "measured") {
+      ++measured[key];
+      EXPECT_GT(rec["seconds"].get<double>(), 0) << rec;
+      EXPECT_GT(rec["detail"]["tool_wall_seconds"].get<double>(), 0) << rec;
+    }
+    if (rec["type"] == "fingerprint" && rec.contains("micro")) described[key] = rec["micro"];
+  }
+  for (const auto& c : manifest["plan"]["cases"])
+    for (const auto& env : envs) {
+      const auto key = std::make_pair(c["id"].get<std::string>(), env);
+      EXPECT_EQ(measured[key], 2) << key.first << " in " << env;
+      EXPECT_FALSE(described[key].value("program", std::string()).empty()) << key.first << " in " << env;
+    }
+  // The tools ran on the file system asked for, as dlcbench's own do.
+  const std::string volume_case = "ioping/bs4K/1M@" + volume.path().string();
+  const std::string host_fs = described[{volume_case, "host"}].value("fs_type", std::string());
+  EXPECT_FALSE(host_fs.empty());
+  for (const auto& env : envs)
+    EXPECT_EQ((described[{volume_case, env}].value("fs_type", std::string())), host_fs) << env;
+  EXPECT_THAT(r.out, HasSubstr("hpcc/hpl/n256 (GFLOP/s)"));
   EXPECT_TRUE(files_in(volume.path()).empty());
 }
 

@@ -37,5 +37,20 @@ TEST(ImageBuilder, ContentOfARealBinaryIncludesItsLoader) {
   EXPECT_EQ(worker_image_content(*ls).content_id, c.content_id);
 }
 
+TEST(ImageBuilder, ExtrasComeWithTheirLibrariesAndChangeTheContent) {
+  auto ls = find_program("ls");
+  auto cat = find_program("cat");
+  ASSERT_TRUE(ls && cat);
+  const ImageContent plain = worker_image_content(*ls);
+  const ImageContent with_cat = worker_image_content(*ls, {{*cat, false}});
+  EXPECT_NE(with_cat.content_id, plain.content_id);
+  bool has_cat = false;
+  for (const auto& f : with_cat.files) has_cat |= f.host == *cat && f.in_image == *cat;
+  EXPECT_TRUE(has_cat);
+  // An optional extra that cannot be resolved is left out; a required one fails the build.
+  EXPECT_EQ(worker_image_content(*ls, {{"/nonexistent/mca_gone.so", true}}).content_id, plain.content_id);
+  EXPECT_THROW(worker_image_content(*ls, {{"/nonexistent/tool", false}}), EnvironmentUnavailable);
+}
+
 }  // namespace
 }  // namespace dlcbench

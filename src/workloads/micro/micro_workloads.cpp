@@ -19,6 +19,8 @@
 #include "workloads/micro/io_lat.h"
 #include "workloads/micro/io_seq.h"
 #include "workloads/micro/stream.h"
+#include "workloads/micro/external_tools.h"
+#include "workloads/micro/tool_benchmarks.h"
 
 namespace fs = std::filesystem;
 
@@ -92,7 +94,8 @@ const std::vector<MicroWorkloadInfo>& micro_workloads() {
     w.make = make;
     return w;
   };
-  static const std::vector<MicroWorkloadInfo> all = {
+  static const std::vector<MicroWorkloadInfo> all = [&] {
+    std::vector<MicroWorkloadInfo> list = {
       info("gemm", "SGEMM and DGEMM of square matrices through the BLAS (OpenBLAS): C = A B, 2 n^3 flops", "GFLOP/s",
            true, 1e9, "mean", {"sgemm", "dgemm"}, {{"n", "4096"}}, 1, 5, false, make_gemm),
       info("hpl",
@@ -112,7 +115,25 @@ const std::vector<MicroWorkloadInfo>& micro_workloads() {
            make_io_seq),
       info("io-lat", "ioping-style latency of 4 KiB random reads with O_DIRECT, one read per operation; median per run",
            "ms", false, 1e3, "median", {}, {{"size", "64m"}, {"block", "4k"}}, 10, 200, true, make_io_lat),
-  };
+      // The real tools, where installed, on the same scratch file or problem.
+      info("dd", "the dd tool (coreutils): the file written from /dev/zero, then read; oflag/iflag=direct, or "
+           "buffered with conv=fsync; dd's own time", "MB/s", true, 1e6, "mean", {"write", "read"},
+           {{"size", "256m"}, {"block", "1m"}, {"mode", "both"}}, 1, 3, true, make_dd_tool),
+      info("ioping", "the ioping tool: -D random reads, 100 per operation; the figure is ioping's mean latency", "ms",
+           false, 1e3, "mean", {}, {{"size", "64m"}, {"block", "4k"}}, 1, 5, true, make_ioping_tool),
+      info("fio", "the fio tool, psync engine, one job: sequential write and read, random read; fio's own bandwidth",
+           "MB/s", true, 1e6, "mean", {"write", "read", "randread"},
+           {{"size", "256m"}, {"block", "1m"}, {"mode", "both"}}, 1, 3, true, make_fio_tool),
+      info("hpcc", "the HPC Challenge tool (hpcc, one process): HPL_Tflops, SingleDGEMM_Gflops or "
+           "SingleSTREAM_Triad; each operation is a full hpcc run (about a minute at n=4096)", "GFLOP/s", true, 1e9,
+           "mean", {"hpl", "dgemm", "stream"}, {{"n", "4096"}}, 0, 3, false, make_hpcc_tool),
+    };
+    for (auto& w : list) {
+      w.external = find_external_tool(w.name) != nullptr;
+      if (w.name == "hpcc") w.variant_units["stream"] = "GB/s";
+    }
+    return list;
+  }();
   return all;
 }
 
@@ -158,8 +179,14 @@ std::uint64_t micro_memory_bytes(const CaseSpec& spec) {
   else if (spec.workload == "hpl") bytes = 2 * n * n * 8 + 4 * n * 8;
   else if (spec.workload == "hpcg") bytes = hpcg::estimated_memory_bytes(spec.size);
   else if (spec.workload == "stream") bytes = 3 * n * 8;
+  else if (spec.workload == "hpcc") bytes = 1.25 * n * n * 8;  // HPL's matrix; its other tests are sized below it
   else bytes = 2.0 * static_cast<double>(spec.block);  // io: its buffers; the file is on its file system
   return static_cast<std::uint64_t>(bytes);
+}
+
+bool external_tool_missing(const std::string& item) {
+  const ExternalTool* tool = find_external_tool(item.substr(0, item.find_first_of("/:")));
+  return tool && !tool_program(*tool);
 }
 
 void check_io_target(const std::string& target, std::uint64_t bytes) {
@@ -192,6 +219,8 @@ void check_io_target(const std::string& target, std::uint64_t bytes) {
 
 std::vector<CaseSpec> expand_micro_cases(const MicroRequest& request, const MicroPlanSettings& settings) {
   const MicroWorkloadInfo& info = *find_micro_workload(request.name);
+  if (const ExternalTool* tool = find_external_tool(info.name); tool && !tool_program(*tool))
+    throw UsageError(tool_missing_message(*tool));
   CaseSpec base;
   base.workload = info.name;
   base.backend = "none";
@@ -216,11 +245,11 @@ std::vector<CaseSpec> expand_micro_cases(const MicroRequest& request, const Micr
   }
 
   std::vector<std::string> modes = {""};
-  if (info.name == "io-seq") {
+  if (contains(info.options, "mode")) {
     const std::string mode = option_or_default(request, info, "mode");
     if (mode == "both") modes = {"direct", "buffered"};
     else if (mode == "direct" || mode == "buffered") modes = {mode};
-    else throw UsageError(fmt::format("io-seq: mode={} is not direct, buffered or both", mode));
+    else throw UsageError(fmt::format("{}: mode={} is not direct, buffered or both", info.name, mode));
   }
   std::vector<std::string> variants = request.variant.empty() ? info.variants : std::vector{request.variant};
   if (variants.empty()) variants = {""};

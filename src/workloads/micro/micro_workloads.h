@@ -33,6 +33,15 @@ struct MicroWorkloadInfo {
   std::map<std::string, std::string> defaults;  // option defaults, as text
   int warmup = 1, iters = 5;          // unless --warmup / --iters are given
   bool io = false;                    // runs once per --path target
+  // An external tool (dd, ioping, fio, hpcc) the worker runs, not code of
+  // dlcbench's own: it must be installed, and images carry it.
+  bool external = false;
+  // Variants whose figure is in another unit (hpcc/stream: GB/s).
+  std::map<std::string, std::string> variant_units;
+  const std::string& unit(const std::string& variant) const {
+    auto it = variant_units.find(variant);
+    return it == variant_units.end() ? figure_unit : it->second;
+  }
   std::function<std::unique_ptr<MicroBenchmark>(const MicroParams&)> make;
 };
 
@@ -77,6 +86,10 @@ std::vector<CaseSpec> expand_micro_cases(const MicroRequest& request, const Micr
 // What the worker passes to the benchmark for a case; `path` is the target's
 // folder as the worker sees it.
 MicroParams micro_params(const CaseSpec& spec, const std::string& path);
+
+// Whether a plan item names an external tool that is not installed here
+// (for suites, which leave such tools out with a warning).
+bool external_tool_missing(const std::string& item);
 
 // Bytes of memory a case needs (matrices, arrays), for the check before a run.
 std::uint64_t micro_memory_bytes(const CaseSpec& spec);
