@@ -6,6 +6,8 @@ set -euo pipefail
 packages=(
   build-essential cmake ccache pkg-config git tar gzip ca-certificates
   libtorch-dev libopenblas-dev
+  # oneDNN for the onednn back end; its CMake package needs the OpenCL headers.
+  libdnnl-dev ocl-icd-opencl-dev
   libcli11-dev nlohmann-json3-dev libfmt-dev libssl-dev libboost-math-dev
   libgtest-dev libgmock-dev
   docker.io runc

@@ -82,6 +82,7 @@ Analysis analyze(const nlohmann::json& manifest, const std::vector<nlohmann::jso
     } catch (const std::exception&) {
       spec.workload = ca.workload;
     }
+    ca.spec = spec;
     ca.run_statistic = run_statistic(spec);
     if (ca.workload == kStartupWorkload) {
       ca.startup = true;

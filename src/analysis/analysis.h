@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/comparability.h"
+#include "core/case_spec.h"
 #include "core/statistics.h"
 
 namespace dlcbench {
@@ -58,6 +59,7 @@ struct Overhead {
 struct CaseAnalysis {
   std::string case_id;
   std::string workload;
+  CaseSpec spec;  // as planned (back end, device, batch, ...)
   std::string unit = "s/batch";
   bool startup = false;               // the startup workload: reported apart from training
   bool micro = false;                 // a micro-benchmark: reported apart, in its own figure

@@ -2,8 +2,13 @@
 
 #include <fmt/format.h>
 
+#include "backends/reference/reference_backend.h"
 #include "backends/torch/torch_backend.h"
 #include "core/errors.h"
+
+#if DLCBENCH_HAVE_ONEDNN
+#include "backends/onednn/onednn_backend.h"
+#endif
 
 namespace dlcbench {
 
@@ -17,8 +22,24 @@ void TrainingSession::load_tokens(std::size_t, const std::int64_t*, const std::i
 
 std::unique_ptr<Backend> make_backend(const std::string& name, int threads) {
   if (name == "torch") return make_torch_backend(threads);
+#if DLCBENCH_HAVE_ONEDNN
+  if (name == "onednn") return make_onednn_backend(threads);
+#else
+  if (name == "onednn") throw UsageError(backend_unavailable(name));
+#endif
+  if (name == "reference") return make_reference_backend(threads);
   throw UsageError(fmt::format("unknown back end '{}': valid back ends are {}", name,
                                fmt::join(backend_names(), ", ")));
+}
+
+std::string backend_unavailable(const std::string& name) {
+#if !DLCBENCH_HAVE_ONEDNN
+  if (name == "onednn")
+    return "the onednn back end is not compiled in: install libdnnl-dev and ocl-icd-opencl-dev "
+           "(scripts/install-deps.sh) and rebuild (scripts/build.sh)";
+#endif
+  (void)name;
+  return "";
 }
 
 }  // namespace dlcbench

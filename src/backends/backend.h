@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "backends/parameters.h"
 #include "core/case_spec.h"
 #include "data/dataset.h"
 #include "workloads/registry.h"
@@ -34,6 +35,11 @@ class TrainingSession {
   // Trainable parameters of the network as built, for the fingerprint: the
   // proof that every environment and back end trained the same network.
   virtual std::int64_t parameter_count() const = 0;
+  // The trainable tensors in the shared layout (backends/parameters.h), and
+  // replacing them (the optimiser's state starts again): the agreement tests
+  // start every back end from the same weights this way.
+  virtual ParameterSet parameters() const = 0;
+  virtual void set_parameters(const ParameterSet& parameters) = 0;
 };
 
 class Backend {
@@ -47,6 +53,10 @@ class Backend {
   virtual std::unique_ptr<TrainingSession> prepare(const WorkloadInfo& workload, const TrainingData& data,
                                                    const CaseSpec& spec) = 0;
 };
+
+// Why the back end cannot run in this build (not compiled in, and how to
+// build it), or "" when it can. Makes nothing.
+std::string backend_unavailable(const std::string& name);
 
 // Creates the back end and applies the thread count before any work, so the
 // setting holds for everything it runs.

@@ -10,6 +10,7 @@
 #include "data/dataset.h"
 #include "data/fetch.h"
 #include "runtimes/environment.h"
+#include "backends/backend.h"
 #include "workloads/micro/external_tools.h"
 #include "workloads/micro/micro_workloads.h"
 #include "workloads/registry.h"
@@ -64,8 +65,11 @@ void add_list_command(CLI::App& app, int& exit_code) {
                                fmt::join(defaults, ", "), m.warmup, m.iters);
     }
     std::cout << "back ends:\n";
-    for (const auto& b : backends())
-      std::cout << fmt::format("  {:<10} {} (devices: {})\n", b.name, b.description, fmt::join(b.devices, ", "));
+    for (const auto& b : backends()) {
+      const std::string missing = backend_unavailable(b.name);
+      std::cout << fmt::format("  {:<10} {} (devices: {}){}\n", b.name, b.description, fmt::join(b.devices, ", "),
+                               missing.empty() ? "" : "; " + missing);
+    }
     std::cout << "environments:\n";
     for (const auto& e : environment_names()) {
       std::string found = e == "host" ? "always" : (find_program(e) ? "installed" : "not installed");

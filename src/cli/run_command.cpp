@@ -16,6 +16,7 @@
 #include <fmt/format.h>
 
 #include "analysis/analysis.h"
+#include "backends/backend.h"
 #include "cli/commands.h"
 #include "core/blas_check.h"
 #include "core/errors.h"
@@ -208,7 +209,17 @@ int run(const RunOptions& o, const std::vector<std::string>& command_line) {
     });
   }
   request.io_targets = split_list(o.paths);
-  request.backends = split_list(o.backends);
+  // A back end this build lacks is left out, saying how to build it; the
+  // run goes on with the others.
+  for (const auto& backend : split_list(o.backends)) {
+    if (const std::string why = backend_unavailable(backend); !why.empty()) {
+      std::cerr << "warning: leaving out --backends " << backend << ": " << why << "\n";
+      continue;
+    }
+    request.backends.push_back(backend);
+  }
+  if (request.backends.empty() && !split_list(o.backends).empty())
+    throw UsageError("none of --backends " + o.backends + " is compiled into this build: see the warnings above");
   request.device = o.device;
   for (const auto& b : split_list(o.batches)) {
     try {

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "report/backend_comparison.h"
 #include "report/markdown.h"
 
 namespace dlcbench {
@@ -154,6 +155,42 @@ std::string render_summary(const Analysis& analysis, CaseKind kind) {
   return out;
 }
 
+// Each network trained by several back ends: the back ends' time on the
+// baseline, how they compare with the fastest, and each container's
+// overhead per back end.
+std::string render_backends(const Analysis& analysis) {
+  const auto groups = backend_groups(analysis);
+  if (groups.empty()) return "";
+  std::vector<std::string> envs;
+  for (const auto& g : groups)
+    for (const auto& r : g.rows)
+      for (const auto& o : r.analysis->overheads)
+        if (std::find(envs.begin(), envs.end(), o.env) == envs.end()) envs.push_back(o.env);
+  TextTable table;
+  table.header = {"network", "back end", fmt::format("s/batch on {}", analysis.baseline), "vs fastest"};
+  table.numeric = {false, false, true, true};
+  for (const auto& e : envs) table.header.push_back(e + " vs " + analysis.baseline);
+  for (const auto& g : groups)
+    for (std::size_t i = 0; i < g.rows.size(); ++i) {
+      const auto& r = g.rows[i];
+      std::vector<std::string> row = {i == 0 ? g.network : "", r.analysis->spec.backend,
+                                      r.baseline_seconds > 0 ? num(r.baseline_seconds) : "n/a",
+                                      r.vs_fastest > 0 ? fmt::format("{:.2f}x", r.vs_fastest) : "n/a"};
+      for (const auto& e : envs) {
+        std::string cell = "n/a";
+        for (const auto& o : r.analysis->overheads)
+          if (o.env == e && o.compared)
+            cell = fmt::format("{:+.1f}%{}", 100 * (o.estimate.ratio - 1),
+                               o.verdict.rfind("slower", 0) == 0 || o.verdict.rfind("faster", 0) == 0 ? "*" : "");
+        row.push_back(cell);
+      }
+      table.rows.push_back(std::move(row));
+    }
+  return "\nBack ends side by side (the same network trained by each; container overheads per back end; * = "
+         "significant)\n" +
+         aligned(table);
+}
+
 }  // namespace
 
 std::string render_console(const Analysis& analysis) {
@@ -167,6 +204,7 @@ std::string render_console(const Analysis& analysis) {
       if (kind_of(c) == kind) out += render_case(c, analysis.baseline);
   }
   for (CaseKind kind : kCaseKinds) out += render_summary(analysis, kind);
+  out += render_backends(analysis);
   for (const auto& n : analysis.notes) out += fmt::format("note: {}\n", n);
   return out;
 }

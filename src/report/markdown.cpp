@@ -1,5 +1,7 @@
 #include "report/markdown.h"
 
+#include "report/backend_comparison.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -587,6 +589,34 @@ std::string render_markdown(const Analysis& analysis, const nlohmann::json& mani
     }
     out += fmt::format("{}\n\n", md_escape(summary_caption(kind)));
     md_table(out, summary_table(analysis, kind));
+  }
+
+  if (const auto groups = backend_groups(analysis); !groups.empty()) {
+    out += "\n## Back ends side by side\n\nThe same network trained by each back end: its time in the baseline "
+           "environment, against the fastest back end, and each container's overhead for that back end.\n\n";
+    TextTable t;
+    t.header = {"network", "back end", fmt::format("s/batch ({})", analysis.baseline), "vs fastest"};
+    std::vector<std::string> envs;
+    for (const auto& g : groups)
+      for (const auto& r : g.rows)
+        for (const auto& o : r.analysis->overheads)
+          if (std::find(envs.begin(), envs.end(), o.env) == envs.end()) envs.push_back(o.env);
+    for (const auto& e : envs) t.header.push_back(fmt::format("{} vs {}", e, analysis.baseline));
+    t.numeric.assign(t.header.size(), true);
+    t.numeric[0] = t.numeric[1] = false;
+    for (const auto& g : groups)
+      for (const auto& r : g.rows) {
+        std::vector<std::string> row = {g.network, r.analysis->spec.backend, format_seconds(r.baseline_seconds),
+                                        r.vs_fastest > 0 ? fmt::format("{:.2f}x", r.vs_fastest) : "n/a"};
+        for (const auto& e : envs) {
+          std::string cell = "n/a";
+          for (const auto& o : r.analysis->overheads)
+            if (o.env == e) cell = overhead_cell(o);
+          row.push_back(cell);
+        }
+        t.rows.push_back(std::move(row));
+      }
+    md_table(out, t);
   }
 
   if (!analysis.cases.empty()) out += "\n## Details\n";

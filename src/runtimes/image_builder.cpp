@@ -1,6 +1,8 @@
 #include "runtimes/image_builder.h"
 
 #include <fstream>
+#include <map>
+#include <mutex>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -108,7 +110,21 @@ ImageContent noop_image_content(const fs::path& exe) {
 }
 
 ImageContent image_content_for(const fs::path& exe, bool noop_only, const std::vector<ImageExtra>& extras) {
-  return noop_only ? noop_image_content(exe) : worker_image_content(exe, extras);
+  if (noop_only) return noop_image_content(exe);
+  // Every environment of a run asks for the same content: resolve the
+  // libraries (hundreds of ldd calls with hpcc's MPI components) once.
+  static std::mutex mutex;
+  static std::map<std::string, ImageContent> resolved;
+  std::string key = exe.string();
+  for (const auto& e : extras) {
+    key.push_back('\n');
+    key.append(e.path.string());
+    if (e.optional) key.push_back('?');
+  }
+  std::lock_guard lock(mutex);
+  auto it = resolved.find(key);
+  if (it == resolved.end()) it = resolved.emplace(key, worker_image_content(exe, extras)).first;
+  return it->second;
 }
 
 void write_rootfs(const ImageContent& content, const fs::path& root) {

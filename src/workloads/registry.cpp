@@ -50,6 +50,8 @@ std::string run_statistic(const CaseSpec& spec) {
 const std::vector<BackendInfo>& backends() {
   static const std::vector<BackendInfo> all = {
       {"torch", "LibTorch (PyTorch C++ API)", {"cpu"}},
+      {"reference", "dlcbench's own engine on the BLAS (im2col convolutions, OpenMP): the transparent baseline", {"cpu"}},
+      {"onednn", "oneDNN primitives (Intel's deep-learning library), loss, optimiser and embedding written here", {"cpu"}},
   };
   return all;
 }

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "analysis/analysis.h"
+#include "report/backend_comparison.h"
 #include "report/console.h"
 #include "report/csv.h"
 #include "report/html.h"
@@ -64,6 +65,18 @@ void add_overheads(CaseAnalysis& c, const std::string& baseline) {
 CaseAnalysis training_case(const std::string& id, const std::vector<std::string>& envs, double scale = 1.0) {
   CaseAnalysis c;
   c.case_id = id;
+  // The spec the id names: workload/backend/device/bN.
+  std::vector<std::string> parts;
+  std::stringstream in(id);
+  for (std::string part; std::getline(in, part, '/');) parts.push_back(part);
+  if (parts.size() == 4) {
+    c.workload = c.spec.workload = parts[0];
+    c.spec.backend = parts[1];
+    c.spec.device = parts[2];
+    c.spec.batch = std::stoi(parts[3].substr(1));
+  } else {
+    c.spec.workload = id;  // a made-up id: a network of its own
+  }
   double shift = 0;
   for (const auto& e : envs) {
     c.envs.push_back(env_stats(e, {scale * (1.0 + shift), scale * (1.1 + shift), scale * (1.2 + shift)}));
@@ -957,6 +970,40 @@ TEST(MicroReport, RendersWhatAnalyzeMakesOfTheRecords) {
   EXPECT_THAT(render_console(a), HasSubstr("  gemm/sgemm/n4096 (GFLOP/s)  305.4  274.9 +11.1%\n"));
   EXPECT_THAT(render_markdown(a, m), HasSubstr(cell));
   EXPECT_THAT(render_html(a, m), HasSubstr(cell));
+}
+
+}  // namespace
+}  // namespace dlcbench
+
+namespace dlcbench {
+namespace {
+
+CaseAnalysis backend_case(const std::string& backend, double scale) {
+  return training_case("fcn5/" + backend + "/cpu/b64", {"host", "docker"}, scale);
+}
+
+TEST(BackendComparison, GroupsTheBackEndsOfANetworkFastestFirst) {
+  Analysis a = analysis_of({backend_case("torch", 1.0), backend_case("reference", 2.0), backend_case("onednn", 0.5),
+                            training_case(kAlex, {"host", "docker"})});
+  const auto groups = backend_groups(a);
+  ASSERT_EQ(groups.size(), 1u);  // alexnet has one back end: no comparison
+  EXPECT_EQ(groups[0].network, "fcn5/cpu/b64");
+  ASSERT_EQ(groups[0].rows.size(), 3u);
+  EXPECT_EQ(groups[0].rows[0].analysis->spec.backend, "onednn");
+  EXPECT_EQ(groups[0].rows[2].analysis->spec.backend, "reference");
+  EXPECT_DOUBLE_EQ(groups[0].rows[0].vs_fastest, 1.0);
+  EXPECT_NEAR(groups[0].rows[2].vs_fastest, 4.0, 1e-12);
+
+  const std::string console = render_console(a);
+  EXPECT_THAT(console, HasSubstr("Back ends side by side"));
+  EXPECT_THAT(console, HasSubstr("4.00x"));
+  const std::string markdown = render_markdown(a, manifest());
+  EXPECT_THAT(markdown, HasSubstr("## Back ends side by side"));
+  EXPECT_THAT(markdown, HasSubstr("| fcn5/cpu/b64 | reference |"));
+}
+
+TEST(BackendComparison, OneBackEndGivesNoSection) {
+  EXPECT_THAT(render_console(two_cases_and_startup()), Not(HasSubstr("Back ends side by side")));
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <torch/torch.h>
 #include <torch/version.h>
 
+#include "backends/session_data.h"
 #include "backends/torch/networks.h"
 #include "core/errors.h"
 #include "data/ptb.h"
@@ -18,20 +19,37 @@ torch::optim::SGD make_sgd(const std::vector<torch::Tensor>& params, const model
   return torch::optim::SGD(params, torch::optim::SGDOptions(s.learning_rate).momentum(s.momentum));
 }
 
-std::string shape_text(const std::vector<std::int64_t>& shape) { return fmt::format("{}", fmt::join(shape, "x")); }
+// The network's parameters in the shared layout (backends/parameters.h):
+// LibTorch's own names are the layout's names.
+ParameterSet export_parameters(const torch::nn::Module& net, const models::ModelSpec& spec) {
+  const auto named = net.named_parameters(/*recurse=*/true);
+  ParameterSet set = parameter_layout(spec);
+  for (auto& p : set) {
+    const torch::Tensor* t = named.find(p.name);
+    if (!t) throw std::logic_error(fmt::format("the LibTorch {} has no parameter {}", spec.name, p.name));
+    const torch::Tensor values = t->detach().to(torch::kFloat32).contiguous();
+    p.values.assign(values.data_ptr<float>(), values.data_ptr<float>() + values.numel());
+  }
+  return set;
+}
+
+void import_parameters(torch::nn::Module& net, torch::optim::Optimizer& optimizer, const ParameterSet& given,
+                       const models::ModelSpec& spec) {
+  check_parameters(given, spec);
+  torch::NoGradGuard no_grad;
+  auto named = net.named_parameters(/*recurse=*/true);
+  for (const auto& p : given)
+    named[p.name].copy_(torch::from_blob(const_cast<float*>(p.values.data()), p.shape, torch::kFloat32));
+  optimizer.state().clear();  // momentum starts again with the new weights
+}
 
 // Image and feature classifiers: FCN-5, AlexNet-R, ResNet-56.
 class ClassifierSession : public TrainingSession {
  public:
   ClassifierSession(const models::ModelSpec& spec, const ClassificationData& data, const CaseSpec& c)
-      : net_(torch_backend::make_classifier(spec)), optimizer_(make_sgd(net_->parameters(), spec.optimizer)),
+      : spec_(spec), net_(torch_backend::make_classifier(spec)), optimizer_(make_sgd(net_->parameters(), spec.optimizer)),
         batch_(c.batch) {
-    if (data.example_shape != spec.input_shape())
-      throw UsageError(fmt::format("{} expects examples of shape {}, data set {} has {}", spec.name,
-                                   shape_text(spec.input_shape()), data.name, shape_text(data.example_shape)));
-    if (data.count < static_cast<std::size_t>(c.batch))
-      throw UsageError(fmt::format("--batch {} is larger than data set {}, which has {} examples", c.batch,
-                                   data.name, data.count));
+    check_examples(spec, data, c.batch);
     const auto n = static_cast<std::int64_t>(data.count);
     std::vector<std::int64_t> shape = {n};
     shape.insert(shape.end(), data.example_shape.begin(), data.example_shape.end());
@@ -67,6 +85,8 @@ class ClassifierSession : public TrainingSession {
   }
 
   std::int64_t parameter_count() const override { return count(net_->parameters()); }
+  ParameterSet parameters() const override { return export_parameters(*net_, spec_); }
+  void set_parameters(const ParameterSet& p) override { import_parameters(*net_, optimizer_, p, spec_); }
 
   static std::int64_t count(const std::vector<torch::Tensor>& params) {
     std::int64_t n = 0;
@@ -75,6 +95,7 @@ class ClassifierSession : public TrainingSession {
   }
 
  private:
+  models::ModelSpec spec_;
   std::shared_ptr<Classifier> net_;
   torch::optim::SGD optimizer_;
   int batch_;
@@ -89,13 +110,11 @@ class ClassifierSession : public TrainingSession {
 class LanguageModelSession : public TrainingSession {
  public:
   LanguageModelSession(const models::ModelSpec& spec, const TokenStream& text, const CaseSpec& c)
-      : lstm_spec_(std::get<models::LstmSpec>(spec.architecture)),
+      : spec_(spec),
+        lstm_spec_(std::get<models::LstmSpec>(spec.architecture)),
         net_(std::make_shared<LanguageModel>(lstm_spec_)),
         optimizer_(make_sgd(net_->parameters(), spec.optimizer)),
         clip_(spec.optimizer.clip_grad_norm) {
-    if (text.vocabulary > lstm_spec_.vocabulary)
-      throw UsageError(fmt::format("data set {} has a vocabulary of {} words, more than {}'s {}", text.name,
-                                   text.vocabulary, spec.name, lstm_spec_.vocabulary));
     const TokenBatches batches = batchify(text.tokens, static_cast<std::size_t>(c.batch));
     windows_ = windows_per_epoch(batches, static_cast<std::size_t>(lstm_spec_.sequence));
     matrix_ = torch::from_blob(const_cast<std::int64_t*>(batches.data.data()),
@@ -131,6 +150,8 @@ class LanguageModelSession : public TrainingSession {
   }
 
   std::int64_t parameter_count() const override { return ClassifierSession::count(net_->parameters()); }
+  ParameterSet parameters() const override { return export_parameters(*net_, spec_); }
+  void set_parameters(const ParameterSet& p) override { import_parameters(*net_, optimizer_, p, spec_); }
 
  private:
   // The window of step `index`; the hidden state restarts with each pass
@@ -141,6 +162,7 @@ class LanguageModelSession : public TrainingSession {
     return window;
   }
 
+  models::ModelSpec spec_;
   models::LstmSpec lstm_spec_;
   std::shared_ptr<LanguageModel> net_;
   torch::optim::SGD optimizer_;
@@ -169,21 +191,10 @@ class TorchBackend : public Backend {
   std::unique_ptr<TrainingSession> prepare(const WorkloadInfo& workload, const TrainingData& data,
                                            const CaseSpec& spec) override {
     torch::manual_seed(spec.seed);
-    const auto& model = workload.model;
-    if (std::holds_alternative<models::LstmSpec>(model.architecture)) {
-      const auto* text = std::get_if<TokenStream>(&data);
-      if (!text) throw UsageError(fmt::format("{} trains on text, not on {}", workload.name, describe_kind(data)));
-      return std::make_unique<LanguageModelSession>(model, *text, spec);
-    }
-    const auto* examples = std::get_if<ClassificationData>(&data);
-    if (!examples) throw UsageError(fmt::format("{} trains on labelled examples, not on text", workload.name));
-    return std::make_unique<ClassifierSession>(model, *examples, spec);
+    return make_session<LanguageModelSession, ClassifierSession>(workload, data, spec);
   }
 
  private:
-  static std::string describe_kind(const TrainingData& d) {
-    return std::holds_alternative<TokenStream>(d) ? "text" : "labelled examples";
-  }
   int threads_;
 };
 
