@@ -209,17 +209,22 @@ int run(const RunOptions& o, const std::vector<std::string>& command_line) {
     });
   }
   request.io_targets = split_list(o.paths);
-  // A back end this build lacks is left out, saying how to build it; the
-  // run goes on with the others.
+  // A back end this build lacks, or one without the device asked for, is
+  // left out, saying why; the run goes on with the others.
   for (const auto& backend : split_list(o.backends)) {
-    if (const std::string why = backend_unavailable(backend); !why.empty()) {
+    std::string why = backend_unavailable(backend);
+    const BackendInfo* info = find_backend(backend);
+    if (why.empty() && info && std::find(info->devices.begin(), info->devices.end(), o.device) == info->devices.end())
+      why = fmt::format("it does not run on --device {} (devices: {})", o.device, fmt::join(info->devices, ", "));
+    if (!why.empty()) {
       std::cerr << "warning: leaving out --backends " << backend << ": " << why << "\n";
       continue;
     }
     request.backends.push_back(backend);
   }
   if (request.backends.empty() && !split_list(o.backends).empty())
-    throw UsageError("none of --backends " + o.backends + " is compiled into this build: see the warnings above");
+    throw UsageError(fmt::format("none of --backends {} can run here on --device {}: see the warnings above",
+                                 o.backends, o.device));
   request.device = o.device;
   for (const auto& b : split_list(o.batches)) {
     try {

@@ -762,6 +762,11 @@ std::string render_html(const Analysis& analysis, const nlohmann::json& manifest
     html_table(out, summary_table(analysis, kind), fmt::format("summary {}", kind_slug(kind)),
                fmt::format("summary-{}", kind_slug(kind)));
   }
+  if (const TextTable t = backend_table(analysis); !t.rows.empty()) {
+    out += "<h2>Back ends side by side</h2>\n";
+    out += fmt::format("<p class=\"caption\">{}</p>\n", html_escape(kBackendTableCaption));
+    html_table(out, t, "summary backends", "summary-backends");
+  }
   out += "</section>\n";
 
   out += fmt::format("<section id=\"overhead\">\n<h2>Overhead against {}</h2>\n", html_escape(analysis.baseline));

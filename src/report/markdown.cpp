@@ -556,6 +556,34 @@ std::string case_caption(const CaseAnalysis& c) {
       run_value_words(c));
 }
 
+TextTable backend_table(const Analysis& analysis) {
+  TextTable t;
+  const auto groups = backend_groups(analysis);
+  if (groups.empty()) return t;
+  t.header = {"network", "back end", fmt::format("s/batch ({})", analysis.baseline), "vs fastest"};
+  std::vector<std::string> envs;
+  for (const auto& g : groups)
+    for (const auto& r : g.rows)
+      for (const auto& o : r.analysis->overheads)
+        if (std::find(envs.begin(), envs.end(), o.env) == envs.end()) envs.push_back(o.env);
+  for (const auto& e : envs) t.header.push_back(fmt::format("{} vs {}", e, analysis.baseline));
+  t.numeric.assign(t.header.size(), true);
+  t.numeric[0] = t.numeric[1] = false;
+  for (const auto& g : groups)
+    for (const auto& r : g.rows) {
+      std::vector<std::string> row = {g.network, r.analysis->spec.backend, format_seconds(r.baseline_seconds),
+                                      r.vs_fastest > 0 ? fmt::format("{:.2f}x", r.vs_fastest) : "n/a"};
+      for (const auto& e : envs) {
+        std::string cell = "n/a";
+        for (const auto& o : r.analysis->overheads)
+          if (o.env == e) cell = overhead_cell(o);
+        row.push_back(cell);
+      }
+      t.rows.push_back(std::move(row));
+    }
+  return t;
+}
+
 std::string render_markdown(const Analysis& analysis, const nlohmann::json& manifest) {
   std::string out;
   const auto facts = run_facts(analysis, manifest);
@@ -591,31 +619,8 @@ std::string render_markdown(const Analysis& analysis, const nlohmann::json& mani
     md_table(out, summary_table(analysis, kind));
   }
 
-  if (const auto groups = backend_groups(analysis); !groups.empty()) {
-    out += "\n## Back ends side by side\n\nThe same network trained by each back end: its time in the baseline "
-           "environment, against the fastest back end, and each container's overhead for that back end.\n\n";
-    TextTable t;
-    t.header = {"network", "back end", fmt::format("s/batch ({})", analysis.baseline), "vs fastest"};
-    std::vector<std::string> envs;
-    for (const auto& g : groups)
-      for (const auto& r : g.rows)
-        for (const auto& o : r.analysis->overheads)
-          if (std::find(envs.begin(), envs.end(), o.env) == envs.end()) envs.push_back(o.env);
-    for (const auto& e : envs) t.header.push_back(fmt::format("{} vs {}", e, analysis.baseline));
-    t.numeric.assign(t.header.size(), true);
-    t.numeric[0] = t.numeric[1] = false;
-    for (const auto& g : groups)
-      for (const auto& r : g.rows) {
-        std::vector<std::string> row = {g.network, r.analysis->spec.backend, format_seconds(r.baseline_seconds),
-                                        r.vs_fastest > 0 ? fmt::format("{:.2f}x", r.vs_fastest) : "n/a"};
-        for (const auto& e : envs) {
-          std::string cell = "n/a";
-          for (const auto& o : r.analysis->overheads)
-            if (o.env == e) cell = overhead_cell(o);
-          row.push_back(cell);
-        }
-        t.rows.push_back(std::move(row));
-      }
+  if (const TextTable t = backend_table(analysis); !t.rows.empty()) {
+    out += fmt::format("\n## Back ends side by side\n\n{}\n\n", kBackendTableCaption);
     md_table(out, t);
   }
 

@@ -83,6 +83,15 @@ TextTable summary_table(const Analysis& analysis, CaseKind kind);
 // warm-up operations, failed launches, outliers, (I/O: file system), data.
 TextTable detail_table(const CaseAnalysis& c);
 
+// The same network trained by several back ends (report/backend_comparison.h):
+// a row per back end with its time on the baseline, its ratio to the
+// fastest, and each container's overhead; no rows when the run has one back
+// end per network.
+TextTable backend_table(const Analysis& analysis);
+inline constexpr const char* kBackendTableCaption =
+    "The same network trained by each back end: its time in the baseline environment, against the fastest back "
+    "end, and each container's overhead for that back end.";
+
 // One comparison against the baseline, in the console's words, with the
 // mismatch lines that go with it.
 struct ComparisonLines {

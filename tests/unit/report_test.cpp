@@ -1000,6 +1000,7 @@ TEST(BackendComparison, GroupsTheBackEndsOfANetworkFastestFirst) {
   const std::string markdown = render_markdown(a, manifest());
   EXPECT_THAT(markdown, HasSubstr("## Back ends side by side"));
   EXPECT_THAT(markdown, HasSubstr("| fcn5/cpu/b64 | reference |"));
+  EXPECT_THAT(render_html(a, manifest()), HasSubstr("id=\"summary-backends\""));
 }
 
 TEST(BackendComparison, OneBackEndGivesNoSection) {
