@@ -7,7 +7,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
-scripts/build.sh -DDLCBENCH_WERROR=ON
+# RelWithDebInfo's -O2 without its -g: the same code users build, compiled
+# about 30% faster (debug information is most of the cost of the large
+# translation units), which keeps a fresh machine's CI under 30 minutes.
+scripts/build.sh -DDLCBENCH_WERROR=ON -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -DNDEBUG"
 cd build
 # The unit tests in one process: ctest starts one per test, and each start
 # loads LibTorch (about a second, 267 times).
