@@ -5,20 +5,13 @@
 #include "backends/reference/reference_backend.h"
 #include "backends/torch/torch_backend.h"
 #include "core/errors.h"
+#include "gpu/gpu_loader.h"
 
 #if DLCBENCH_HAVE_ONEDNN
 #include "backends/onednn/onednn_backend.h"
 #endif
 
 namespace dlcbench {
-
-void TrainingSession::load_examples(const float*, const std::int64_t*) {
-  throw UsageError("this workload cannot take batches read from disk: use --input memory");
-}
-
-void TrainingSession::load_tokens(std::size_t, const std::int64_t*, const std::int64_t*) {
-  throw UsageError("this workload does not train on text read from disk: use --input memory");
-}
 
 std::unique_ptr<Backend> make_backend(const std::string& name, int threads) {
   if (name == "torch") return make_torch_backend(threads);
@@ -28,6 +21,7 @@ std::unique_ptr<Backend> make_backend(const std::string& name, int threads) {
   if (name == "onednn") throw UsageError(backend_unavailable(name));
 #endif
   if (name == "reference") return make_reference_backend(threads);
+  if (name == "cuda") return gpu_plugin().make_backend(threads);
   throw UsageError(fmt::format("unknown back end '{}': valid back ends are {}", name,
                                fmt::join(backend_names(), ", ")));
 }
@@ -38,7 +32,9 @@ std::string backend_unavailable(const std::string& name) {
     return "the onednn back end is not compiled in: install libdnnl-dev and ocl-icd-opencl-dev "
            "(scripts/install-deps.sh) and rebuild (scripts/build.sh)";
 #endif
-  (void)name;
+  if (name == "cuda" && !gpu_plugin_built()) return "the cuda back end needs the CUDA plugin, which is not compiled in: "
+                                                    "install the CUDA toolkit 13 with cuBLAS and cuDNN 9 under "
+                                                    "/usr/local/cuda and rebuild (scripts/build.sh)";
   return "";
 }
 

@@ -32,6 +32,10 @@ class TrainingSession {
   // Timed: one forward pass, backward pass and optimiser step on the loaded
   // batch. Returns the loss of that forward pass.
   virtual double train_step() = 0;
+  // What the last train_step measured beside the worker's wall clock, put in
+  // its sample line: the cuda back end's GPU time between CUDA events around
+  // the step ({"gpu_seconds": ...}). Empty for the CPU back ends.
+  virtual nlohmann::json step_detail() const { return nlohmann::json::object(); }
   // Trainable parameters of the network as built, for the fingerprint: the
   // proof that every environment and back end trained the same network.
   virtual std::int64_t parameter_count() const = 0;

@@ -8,6 +8,16 @@
 
 namespace dlcbench {
 
+// Here rather than in backend.cpp, so the CUDA plugin, which links this file
+// but not the back-end registry, has TrainingSession's vtable.
+void TrainingSession::load_examples(const float*, const std::int64_t*) {
+  throw UsageError("this workload cannot take batches read from disk: use --input memory");
+}
+
+void TrainingSession::load_tokens(std::size_t, const std::int64_t*, const std::int64_t*) {
+  throw UsageError("this workload does not train on text read from disk: use --input memory");
+}
+
 void check_examples(const models::ModelSpec& model, const ClassificationData& data, int batch) {
   if (data.example_shape != model.input_shape())
     throw UsageError(fmt::format("{} expects examples of shape {}, data set {} has {}", model.name,

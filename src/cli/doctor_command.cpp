@@ -13,6 +13,8 @@
 
 #include "cli/commands.h"
 #include "core/blas_check.h"
+#include "gpu/gpu_loader.h"
+#include "runtimes/gpu_access.h"
 #include "core/errors.h"
 #include "core/fingerprint.h"
 #include "core/process.h"
@@ -125,6 +127,57 @@ void print_blas(const BlasCheck& b) {
   if (!b.verdict.ok) std::cout << "      fix: " << b.verdict.message << "\n";
 }
 
+// The GPU: the driver as the host sees it, and how each runtime would give a
+// container the GPU (the NVIDIA toolkit, or dlcbench's own device nodes and
+// driver libraries). A machine without a GPU is not a failure.
+nlohmann::json check_gpu() {
+  const GpuDriverReport driver = gpu_driver_report();
+  nlohmann::json g = {{"driver", driver.to_json()}, {"containers", nlohmann::json::object()}};
+  std::string passthrough_problem;
+  std::optional<GpuPassthrough> passthrough;
+  try {
+    passthrough = host_gpu_passthrough();
+  } catch (const EnvironmentUnavailable& e) {
+    passthrough_problem = e.what();
+  }
+  for (const auto& name : environment_names()) {
+    if (name == "host") continue;
+    std::string method = gpu_method(name, "auto", true);
+    std::string how;
+    if (method == "toolkit")
+      how = name == "docker" ? "the NVIDIA container toolkit: docker run --gpus all"
+                             : "the NVIDIA container toolkit's CDI device: podman run --device nvidia.com/gpu=all";
+    else if (passthrough)
+      how = fmt::format("no NVIDIA container toolkit{}: dlcbench passes {} device nodes ({}) and binds {} driver "
+                        "libraries from {} read-only",
+                        name == "docker" || name == "podman" ? "" : " (an OCI runtime runs the bundle dlcbench writes)",
+                        passthrough->devices.size(), fmt::join([&] {
+                          std::vector<std::string> paths;
+                          for (const auto& d : passthrough->devices) paths.push_back(d.path);
+                          return paths;
+                        }(), " "),
+                        passthrough->libraries.size(), passthrough->library_dir);
+    else
+      method = "none", how = "no GPU to pass: " + passthrough_problem;
+    g["containers"][name] = {{"method", method}, {"how", how}};
+  }
+  if (passthrough) g["passthrough"] = passthrough->to_json();
+  return g;
+}
+
+void print_gpu(const nlohmann::json& g) {
+  const auto& d = g["driver"];
+  std::cout << "\nGPU: ";
+  if (d["problem"].get<std::string>().empty())
+    std::cout << fmt::format("{} GPU(s), driver {} (CUDA {}), CUDA plugin {}\n", d.value("gpus", 0),
+                             d["driver_library"].get<std::string>(), d.value("driver_cuda_version", "?"),
+                             d["plugin"].get<std::string>());
+  else
+    std::cout << "GPU cases cannot run here: " << d["problem"].get<std::string>() << "\n";
+  for (const auto& [name, c] : g["containers"].items())
+    std::cout << fmt::format("      {:<7} {}\n", name, c["how"].get<std::string>());
+}
+
 int doctor(bool json) {
   const fs::path self_exe = fs::read_symlink("/proc/self/exe");
   std::vector<RuntimeCheck> checks;
@@ -132,6 +185,7 @@ int doctor(bool json) {
 
   const auto fingerprint = environment_fingerprint();
   const BlasCheck blas = check_blas(fingerprint["cpu"].value("affinity_count", 1));
+  const nlohmann::json gpu = check_gpu();
   if (json) {
     nlohmann::json out = {{"machine",
                            {{"kernel", fingerprint["kernel"]},
@@ -147,7 +201,8 @@ int doctor(bool json) {
                             {"suggested_coretype", blas.verdict.suggested_core},
                             {"sgemm_n2048_gflops", blas.sgemm_gflops},
                             {"estimated_peak_gflops", blas.peak_gflops},
-                            {"probe_problem", blas.problem}}}};
+                            {"probe_problem", blas.problem}}},
+                          {"gpu", gpu}};
     for (const auto& c : checks)
       out["runtimes"].push_back({{"name", c.name},
                                  {"installed", c.installed},
@@ -182,6 +237,7 @@ int doctor(bool json) {
       }
     }
     print_blas(blas);
+    print_gpu(gpu);
   }
   if (!blas.verdict.ok) return kExitFailure;
   // Exit 1 when a runtime that is installed cannot start containers here.

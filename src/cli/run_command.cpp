@@ -17,6 +17,7 @@
 
 #include "analysis/analysis.h"
 #include "backends/backend.h"
+#include "gpu/gpu_loader.h"
 #include "cli/commands.h"
 #include "core/blas_check.h"
 #include "core/errors.h"
@@ -46,7 +47,7 @@ struct RunOptions {
   std::string workloads;  // empty: the suite's
   std::string suite = "default";
   std::string paths = "rootfs";
-  std::string backends = "torch";
+  std::string backends;  // empty: torch, and cuda with --device gpu
   std::string device = "cpu";
   std::string envs;  // empty: host and every runtime found
   std::string batches;
@@ -209,12 +210,23 @@ int run(const RunOptions& o, const std::vector<std::string>& command_line) {
     });
   }
   request.io_targets = split_list(o.paths);
-  // A back end this build lacks, or one without the device asked for, is
-  // left out, saying why; the run goes on with the others.
-  for (const auto& backend : split_list(o.backends)) {
+  request.devices = split_list(o.device);
+  for (const auto& device : request.devices)
+    if (device != "cpu" && device != "gpu")
+      throw UsageError(fmt::format("--device {}: valid devices are cpu and gpu (or both: cpu,gpu)", device));
+  const bool gpu_asked = std::find(request.devices.begin(), request.devices.end(), "gpu") != request.devices.end();
+  const bool cpu_asked = std::find(request.devices.begin(), request.devices.end(), "cpu") != request.devices.end();
+  // Unless named, the back ends are LibTorch on the CPU and cuda on the GPU.
+  const std::string backends = !o.backends.empty() ? o.backends : gpu_asked ? (cpu_asked ? "torch,cuda" : "cuda") : "torch";
+  // A back end this build lacks, or one without any of the devices asked
+  // for, is left out, saying why; the run goes on with the others.
+  for (const auto& backend : split_list(backends)) {
     std::string why = backend_unavailable(backend);
     const BackendInfo* info = find_backend(backend);
-    if (why.empty() && info && std::find(info->devices.begin(), info->devices.end(), o.device) == info->devices.end())
+    if (why.empty() && info &&
+        std::none_of(request.devices.begin(), request.devices.end(), [&](const std::string& d) {
+          return std::find(info->devices.begin(), info->devices.end(), d) != info->devices.end();
+        }))
       why = fmt::format("it does not run on --device {} (devices: {})", o.device, fmt::join(info->devices, ", "));
     if (!why.empty()) {
       std::cerr << "warning: leaving out --backends " << backend << ": " << why << "\n";
@@ -222,10 +234,9 @@ int run(const RunOptions& o, const std::vector<std::string>& command_line) {
     }
     request.backends.push_back(backend);
   }
-  if (request.backends.empty() && !split_list(o.backends).empty())
+  if (request.backends.empty() && !split_list(backends).empty())
     throw UsageError(fmt::format("none of --backends {} can run here on --device {}: see the warnings above",
-                                 o.backends, o.device));
-  request.device = o.device;
+                                 backends, o.device));
   for (const auto& b : split_list(o.batches)) {
     try {
       request.batches.push_back(std::stoi(b));
@@ -319,6 +330,16 @@ int run(const RunOptions& o, const std::vector<std::string>& command_line) {
     std::vector<std::string> planned;
     for (const auto& c : plan.cases) planned.push_back(c.workload);
     context.image_extras = tool_image_files(planned);
+  }
+  context.gpu = std::any_of(plan.cases.begin(), plan.cases.end(), [](const CaseSpec& c) { return c.device == "gpu"; });
+  if (context.gpu) {
+    // The run goes on: the GPU cases fail with the cause, the others are measured.
+    if (const std::string why = gpu_unavailable_reason(); !why.empty())
+      std::cerr << "warning: the GPU cases cannot run here and will be recorded as failed: " << why << "\n";
+    if (gpu_plugin_built() && fs::exists(gpu_plugin_path())) {
+      auto extras = gpu_image_extras();
+      context.image_extras.insert(context.image_extras.end(), extras.begin(), extras.end());
+    }
   }
   PreparedEnvironments prepared;
   std::vector<ScheduledEnvironment>& environments = prepared.list;
@@ -436,8 +457,10 @@ void add_run_command(CLI::App& app, int& exit_code) {
                   "Where io-seq and io-lat write, comma-separated: rootfs (the environment's own root file system), "
                   "tmpfs (a tmpfs mounted for the worker) or host folders (bind-mounted read-write in containers)")
       ->capture_default_str();
-  cmd->add_option("--backends", o->backends, "Comma-separated back ends")->capture_default_str();
-  cmd->add_option("--device", o->device, "cpu or gpu")->capture_default_str();
+  cmd->add_option("--backends", o->backends,
+                  "Comma-separated back ends (default: torch; cuda when --device names gpu)");
+  cmd->add_option("--device", o->device, "cpu, gpu, or both (cpu,gpu): each back end runs on those it supports")
+      ->capture_default_str();
   cmd->add_option("--envs", o->envs,
                   "Comma-separated environments with options, e.g. host,docker,docker:cpus=1,runc (default: host and "
                   "every runtime installed; see `dlcbench doctor` and `dlcbench list`)");

@@ -219,6 +219,7 @@ int run_worker(const WorkerOptions& o) {
                              {"seconds", seconds},
                              {"loss", std::isfinite(loss) ? nlohmann::json(loss) : nlohmann::json()}};
     if (disk.active()) sample["read_seconds"] = read_seconds;
+    if (auto detail = session->step_detail(); !detail.empty()) sample["detail"] = std::move(detail);
     emit(sample);
   }
   emit({{"type", "done"},
@@ -265,6 +266,11 @@ void add_worker_command(CLI::App& app, int& exit_code) {
       exit_code = kExitUsage;
     } catch (const ValidationError& e) {
       emit({{"type", "error"}, {"kind", "validation"}, {"message", e.what()}});
+      std::cerr << "dlcbench worker: " << e.what() << "\n";
+      exit_code = kExitFailure;
+    } catch (const GpuError& e) {
+      // No GPU, no driver, busy, out of memory: the case fails with the cause.
+      emit({{"type", "error"}, {"kind", "gpu"}, {"message", e.what()}});
       std::cerr << "dlcbench worker: " << e.what() << "\n";
       exit_code = kExitFailure;
     } catch (const DataError& e) {

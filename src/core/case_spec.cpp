@@ -23,7 +23,9 @@ std::string CaseSpec::id() const {
     std::string id = workload;
     if (!variant.empty()) id += "/" + variant;
     if (!io_mode.empty()) id += "/" + io_mode;
-    id += block > 0 ? fmt::format("/bs{}/{}", byte_label(block), byte_label(size)) : fmt::format("/n{}", size);
+    if (block > 0) id += fmt::format("/bs{}/{}", byte_label(block), byte_label(size));
+    else if (workload == "gpu-copy") id += fmt::format("/{}", byte_label(size));  // bytes, not a matrix order
+    else id += fmt::format("/n{}", size);
     if (!io_target.empty()) id += "@" + io_target;
     return id;
   }

@@ -22,4 +22,11 @@ struct EnvironmentUnavailable : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// The GPU cannot run the case: no driver, no GPU, a driver older than the
+// CUDA runtime, a GPU busy in exclusive mode, or out of GPU memory. The
+// message names the cause and the fix; the run's other cases go on.
+struct GpuError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
 }  // namespace dlcbench

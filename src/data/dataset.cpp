@@ -11,11 +11,6 @@
 
 namespace dlcbench {
 
-std::size_t ClassificationData::example_size() const {
-  return static_cast<std::size_t>(std::accumulate(example_shape.begin(), example_shape.end(),
-                                                  std::int64_t{1}, std::multiplies<>()));
-}
-
 nlohmann::json describe(const ClassificationData& d) {
   return {{"name", d.name},
           {"synthetic", d.synthetic},

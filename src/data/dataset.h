@@ -22,7 +22,11 @@ struct ClassificationData {
   std::vector<float> features;  // count * prod(example_shape)
   std::vector<std::int64_t> labels;
 
-  std::size_t example_size() const;
+  std::size_t example_size() const {
+    std::size_t size = 1;
+    for (const auto extent : example_shape) size *= static_cast<std::size_t>(extent);
+    return size;
+  }
 };
 
 // A language-model training text as one stream of word ids (sentences

@@ -84,21 +84,30 @@ std::vector<CaseSpec> expand_cases(const PlanRequest& request) {
       continue;
     }
     for (const auto& backend : request.backends) {
-      validate_case_names(workload, backend, request.device);
-      std::vector<int> batches = request.batches;
-      if (batches.empty()) batches.push_back(find_workload(workload)->model.default_batch(request.device));
-      for (int batch : batches) {
-        CaseSpec c;
-        c.workload = workload;
-        c.backend = backend;
-        c.device = request.device;
-        c.batch = batch;
-        c.warmup = request.warmup.value_or(kTrainingWarmup);
-        c.iters = request.iters.value_or(kTrainingIters);
-        c.threads = request.threads;
-        c.seed = request.seed;
-        c.input = request.input;
-        cases.push_back(c);
+      std::vector<std::string> devices;
+      for (const auto& device : request.devices)
+        if (const BackendInfo* b = find_backend(backend);
+            b && std::find(b->devices.begin(), b->devices.end(), device) != b->devices.end())
+          devices.push_back(device);
+      // None: the error names the back end, the device and what it supports.
+      if (devices.empty()) validate_case_names(workload, backend, request.devices.empty() ? "" : request.devices[0]);
+      for (const auto& device : devices) {
+        validate_case_names(workload, backend, device);
+        std::vector<int> batches = request.batches;
+        if (batches.empty()) batches.push_back(find_workload(workload)->model.default_batch(device));
+        for (int batch : batches) {
+          CaseSpec c;
+          c.workload = workload;
+          c.backend = backend;
+          c.device = device;
+          c.batch = batch;
+          c.warmup = request.warmup.value_or(kTrainingWarmup);
+          c.iters = request.iters.value_or(kTrainingIters);
+          c.threads = request.threads;
+          c.seed = request.seed;
+          c.input = request.input;
+          cases.push_back(c);
+        }
       }
     }
   }

@@ -36,7 +36,9 @@ struct PlanRequest {
   // variant and options, "gemm/sgemm:n=2048" (see split_workload_list).
   std::vector<std::string> workloads;
   std::vector<std::string> backends;
-  std::string device = "cpu";
+  // Each back end trains on each of these it supports (cpu, gpu); one that
+  // supports none of them is an error.
+  std::vector<std::string> devices = {"cpu"};
   std::vector<int> batches;  // empty: each workload's default
   // Unset: each workload's default (training 5 and 20; micro-benchmarks
   // their own, see micro_workloads.h).

@@ -13,9 +13,11 @@ namespace dlcbench {
 PreflightResult run_preflight(const Plan& plan, std::vector<ScheduledEnvironment>& environments,
                               ResultsWriter& results, const ScheduleOptions& options) {
   PreflightResult out;
+  // A CPU case where there is one: a GPU case's worker fails on a machine
+  // without a GPU, and that must not stop the CPU cases from running.
   const CaseSpec* training = nullptr;
   for (const auto& c : plan.cases)
-    if (c.workload != kStartupWorkload) training = &c;
+    if (c.workload != kStartupWorkload && (!training || training->device != "cpu" || c.device == "cpu")) training = &c;
   if (!training) return out;  // the startup workload runs no worker
 
   std::map<std::string, nlohmann::json> fingerprints;

@@ -35,6 +35,7 @@ struct LaunchOutcome {
   double work = 0;               // of one micro-benchmark operation (flops, bytes)
   std::string what = "worker";
   std::string instance;  // what cleanup() must remove after a failure
+  std::string error;     // the worker's own "error" line: its kind and message
 };
 
 // Adds the orchestrator's keys to a worker line; a worker never prints them.
@@ -62,6 +63,8 @@ LaunchOutcome run_worker(const Plan& plan, const CaseSpec& spec, ScheduledEnviro
       out.measured.push_back(record.value("seconds", 0.0));
       out.work = record.value("work", 0.0);
     }
+    if (record.value("type", "") == "error")
+      out.error = fmt::format("{} error: {}", record.value("kind", "worker"), record.value("message", ""));
     results.append(record);
   });
   return out;
@@ -191,7 +194,9 @@ ScheduleResult run_schedule(const Plan& plan, std::vector<ScheduledEnvironment>&
           launch_record["cause"] = result.ok()
                                        ? fmt::format("worker exited normally but printed {} of {} samples",
                                                      measured, spec.iters)
-                                       : launched.what + " " + result.describe();
+                                       : launched.error.empty()
+                                           ? launched.what + " " + result.describe()
+                                           : fmt::format("{} ({} {})", launched.error, launched.what, result.describe());
           launch_record["stderr_tail"] = tail(result.stderr_tail, kStderrInResults);
           env.environment->cleanup(launched.instance);
         }

@@ -30,6 +30,9 @@ const std::vector<OptionInfo>& all_options() {
       {"ipc", "ipc=MODE        IPC namespace: private, shareable or host"},
       {"network", "network=MODE    network: none (default), host or bridge"},
       {"seccomp", "seccomp=PROFILE seccomp profile: unconfined or a JSON file (default: the runtime's own)"},
+      {"gpus", "gpus=MODE       GPU access for GPU cases: auto (default: the NVIDIA container toolkit where installed, "
+               "else device nodes), all (the toolkit), nodes (dlcbench passes /dev/nvidia* and the driver libraries), "
+               "none"},
   };
   return all;
 }
@@ -51,12 +54,12 @@ std::string one_of(const std::string& env, const std::string& key, const std::st
 const std::vector<std::string>& option_keys(const std::string& environment) {
   static const std::map<std::string, std::vector<std::string>> keys = {
       {"host", {}},
-      {"docker", {"image", "cpus", "cpuset", "memory", "shm", "ipc", "network", "seccomp"}},
-      {"podman", {"image", "runtime", "cpus", "cpuset", "memory", "shm", "ipc", "network", "seccomp"}},
+      {"docker", {"image", "cpus", "cpuset", "memory", "shm", "ipc", "network", "seccomp", "gpus"}},
+      {"podman", {"image", "runtime", "cpus", "cpuset", "memory", "shm", "ipc", "network", "seccomp", "gpus"}},
       // The OCI runtimes run a bundle without a network stack of their own:
       // "none" is a fresh network namespace, "host" shares the host's.
-      {"runc", {"rootfs", "cpus", "cpuset", "memory", "shm", "ipc", "network"}},
-      {"crun", {"rootfs", "cpus", "cpuset", "memory", "shm", "ipc", "network"}},
+      {"runc", {"rootfs", "cpus", "cpuset", "memory", "shm", "ipc", "network", "gpus"}},
+      {"crun", {"rootfs", "cpus", "cpuset", "memory", "shm", "ipc", "network", "gpus"}},
   };
   static const std::vector<std::string> none;
   auto it = keys.find(environment);
@@ -156,6 +159,10 @@ ContainerOptions parse_container_options(const std::string& env, const std::map<
                                               : std::vector<std::string>{"none", "host"});
     } else if (key == "seccomp") {
       o.seccomp = value;
+    } else if (key == "gpus") {
+      o.gpus = one_of(env, key, value, env == "docker" || env == "podman"
+                                           ? std::vector<std::string>{"auto", "all", "nodes", "none"}
+                                           : std::vector<std::string>{"auto", "nodes", "none"});
     }
   }
   return o;

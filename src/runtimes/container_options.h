@@ -22,6 +22,7 @@ struct ContainerOptions {
   std::string ipc;                             // "private", "host", "shareable"
   std::string network = "none";                // "none", "host", "bridge"
   std::string seccomp;                         // "unconfined" or a profile file; empty: default
+  std::string gpus = "auto";                   // GPU access: auto, all, nodes, none (runtimes/gpu_access.h)
 };
 
 // The option keys each environment accepts, in the order help lists them.

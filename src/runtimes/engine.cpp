@@ -11,6 +11,7 @@
 #include "core/errors.h"
 #include "core/process.h"
 #include "runtimes/container_options.h"
+#include "runtimes/gpu_access.h"
 #include "runtimes/image_builder.h"
 #include "core/scratch_dir.h"
 
@@ -85,6 +86,7 @@ class EngineEnvironment : public Environment {
     program_ = *program;
     if (flavour_.name == "podman") configure_podman();
     add_option_flags();
+    add_gpu_flags();
     auto version = capture_output(global({"version", "--format", version_format()}), 60);
     if (!version.result.ok())
       throw EnvironmentUnavailable(fmt::format("{} cannot reach its engine ({}): {}", flavour_.name,
@@ -114,6 +116,7 @@ class EngineEnvironment : public Environment {
       c.argv.push_back(kImageNoopPath);
       return c;
     }
+    c.argv.insert(c.argv.end(), gpu_flags_.begin(), gpu_flags_.end());
     std::string data = launch.data;
     if (data != "synthetic") {
       c.argv.push_back("--volume");
@@ -171,6 +174,7 @@ class EngineEnvironment : public Environment {
                         {"command", command(example, "<instance>").argv}};
     if (flavour_.name == "docker") d["docker_host"] = getenv("DOCKER_HOST") ? getenv("DOCKER_HOST") : "";
     if (!adjustments_.empty()) d["adjustments"] = adjustments_;
+    d["gpu"] = {{"method", gpu_method_}, {"note", gpu_note_}, {"flags", gpu_flags_}};
     return d;
   }
 
@@ -227,6 +231,33 @@ class EngineEnvironment : public Environment {
     }
   }
 
+  // GPU cases: the engine's own way (the NVIDIA toolkit) where installed,
+  // else the device nodes and driver libraries, given to worker launches
+  // only (the startup workload's containers stay as they are).
+  void add_gpu_flags() {
+    gpu_method_ = gpu_method(flavour_.name, options_.gpus, context_.gpu);
+    if (gpu_method_ == "toolkit") {
+      gpu_flags_ = flavour_.name == "docker" ? std::vector<std::string>{"--gpus", "all"}
+                                             : std::vector<std::string>{"--device", "nvidia.com/gpu=all"};
+      gpu_note_ = flavour_.name == "docker" ? "the NVIDIA container toolkit (docker --gpus all)"
+                                            : "the NVIDIA container toolkit's CDI device nvidia.com/gpu=all";
+      return;
+    }
+    if (gpu_method_ != "nodes") return;
+    try {
+      const GpuPassthrough gpu = host_gpu_passthrough();
+      for (const auto& node : gpu.devices) gpu_flags_.insert(gpu_flags_.end(), {"--device", node.path});
+      for (const auto& lib : gpu.libraries) gpu_flags_.insert(gpu_flags_.end(), {"--volume", lib + ":" + lib + ":ro"});
+      gpu_flags_.insert(gpu_flags_.end(), {"--env", "LD_LIBRARY_PATH=" + gpu.library_dir});
+      gpu_note_ = "no NVIDIA container toolkit: dlcbench passes the /dev/nvidia* device nodes and binds the driver "
+                  "libraries read-only";
+    } catch (const EnvironmentUnavailable& e) {
+      // The GPU cases then fail with the worker's "no GPU"; the CPU cases run.
+      gpu_method_ = "none";
+      gpu_note_ = std::string("no GPU passed: ") + e.what();
+    }
+  }
+
   nlohmann::json options_json() const {
     nlohmann::json o = nlohmann::json::object();
     if (options_.cpus) o["cpus"] = *options_.cpus;
@@ -271,6 +302,8 @@ class EngineEnvironment : public Environment {
   std::vector<std::string> global_flags_;
   std::vector<std::string> run_flags_;
   std::vector<std::string> adjustments_;
+  std::vector<std::string> gpu_flags_;
+  std::string gpu_method_ = "none", gpu_note_;
   std::string version_;
   std::string image_;
   bool image_built_ = false;

@@ -83,6 +83,8 @@ struct EnvironmentContext {
   bool keep_images = false;
   // External tools the plan runs (dd, fio, hpcc, ...): images hold them too.
   std::vector<ImageExtra> image_extras;
+  // The plan has GPU cases: containers get the GPU (runtimes/gpu_access.h).
+  bool gpu = false;
 };
 
 class Environment {

@@ -68,7 +68,7 @@ ImageContent worker_image_content(const fs::path& exe, const std::vector<ImageEx
   ImageContent content;
   // The layout version comes first: a change in how the root file system is
   // laid out must give a new image.
-  std::string identity = "layout 3\n" + file_digest(exe, "sha256");
+  std::string identity = "layout 4\n" + file_digest(exe, "sha256");
   content.files.push_back({exe, kImageBinaryPath});
   for (const auto& lib : library_closure(exe)) {
     content.files.push_back({lib, lib});
@@ -87,7 +87,8 @@ ImageContent worker_image_content(const fs::path& exe, const std::vector<ImageEx
       if (extra.optional) continue;
       throw;
     }
-    libs.insert(libs.begin(), extra.path);
+    content.files.push_back({extra.path, extra.in_image.empty() ? extra.path : extra.in_image});
+    identity += fmt::format("{} {}", file_identity(extra.path), extra.in_image.string());
     for (const auto& file : libs) {
       content.files.push_back({file, file});
       identity += file_identity(file);
@@ -120,6 +121,7 @@ ImageContent image_content_for(const fs::path& exe, bool noop_only, const std::v
     key.push_back('\n');
     key.append(e.path.string());
     if (e.optional) key.push_back('?');
+    key.append(fmt::format(" {}", e.in_image.string()));
   }
   std::lock_guard lock(mutex);
   auto it = resolved.find(key);

@@ -33,6 +33,9 @@ struct ImageExtra {
   // Left out, rather than failing the build, when the loader cannot find one
   // of its libraries (a plugin its program can do without).
   bool optional = false;
+  // Where the file goes in the image; empty: at its host path. Its
+  // libraries always go at their host paths.
+  std::filesystem::path in_image;
 };
 
 // The binary and every library the dynamic loader resolves for it (`ldd`),

@@ -49,6 +49,18 @@ json oci_config(const OciBundleRequest& r) {
   if (o.ipc != "host") namespaces.push_back({{"type", "ipc"}});
 
   json resources = {{"devices", json::array({{{"allow", false}, {"access", "rwm"}}})}};
+  json devices = json::array();
+  if (r.gpu) {
+    for (const auto& node : r.gpu->devices) {
+      devices.push_back({{"path", node.path}, {"type", "c"}, {"major", node.major}, {"minor", node.minor},
+                         {"fileMode", 0666}, {"uid", 0}, {"gid", 0}});
+      resources["devices"].push_back(
+          {{"allow", true}, {"type", "c"}, {"major", node.major}, {"minor", node.minor}, {"access", "rwm"}});
+    }
+    for (const auto& library : r.gpu->libraries)
+      mounts.push_back(mount(library, "bind", library, {"rbind", "ro", "nosuid", "nodev"}));
+    process_env.push_back("LD_LIBRARY_PATH=" + r.gpu->library_dir);
+  }
   if (o.cpus) {
     constexpr std::int64_t period = 100000;  // microseconds, as docker --cpus uses
     resources["cpu"]["period"] = period;
@@ -75,6 +87,7 @@ json oci_config(const OciBundleRequest& r) {
       {"mounts", mounts},
       {"linux",
        {{"resources", resources},
+        {"devices", devices},
         {"cgroupsPath", r.cgroups_path},
         {"namespaces", namespaces},
         {"maskedPaths",

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "runtimes/container_options.h"
+#include "runtimes/gpu_access.h"
 
 namespace dlcbench {
 
@@ -31,6 +32,9 @@ struct OciBundleRequest {
   std::string cgroups_path;      // e.g. "/dlcbench-<instance>"
   std::string container_name;    // the `container` variable: "runc", "crun"
   ContainerOptions options;
+  // GPU cases without the toolkit: these device nodes are created and
+  // allowed, the driver libraries bound read-only. Null: no GPU.
+  const GpuPassthrough* gpu = nullptr;
 };
 
 nlohmann::json oci_config(const OciBundleRequest& request);

@@ -61,6 +61,16 @@ class OciEnvironment : public Environment {
       rootfs_ = scratch_->path() / "rootfs";
       write_rootfs(image_content_for(context_.self_exe, context_.noop_only, context_.image_extras), rootfs_);
     }
+    if (gpu_method(name_, options_.gpus, context_.gpu) != "none") {
+      // Without a GPU here the GPU cases fail with the worker's own "no GPU"
+      // message; the environment still runs the CPU cases.
+      try {
+        gpu_ = host_gpu_passthrough();
+        gpu_note_ = "dlcbench passes the /dev/nvidia* device nodes and binds the driver libraries read-only";
+      } catch (const EnvironmentUnavailable& e) {
+        gpu_note_ = std::string("no GPU passed: ") + e.what();
+      }
+    }
     check_starts();
   }
 
@@ -93,7 +103,10 @@ class OciEnvironment : public Environment {
             {"rootfs", options_.rootfs.empty() ? "built by dlcbench from its binary and libraries" : rootfs_.string()},
             {"command", {program_, "--root", "<state>", "run", "--bundle", "<bundle>", "<instance>"}},
             {"config", example_config()},
-            {"adjustments", adjustments_}};
+            {"adjustments", adjustments_},
+            {"gpu", {{"method", gpu_ ? "nodes" : "none"},
+                     {"note", gpu_note_},
+                     {"passthrough", gpu_ ? gpu_->to_json() : nlohmann::json()}}}};
   }
 
  private:
@@ -124,6 +137,7 @@ class OciEnvironment : public Environment {
       request.process.args = {kImageNoopPath};
       return request;
     }
+    if (gpu_) request.gpu = &*gpu_;
     request.process.args = {kImageBinaryPath};
     request.process.args.insert(request.process.args.end(), launch.worker_args.begin(), launch.worker_args.end());
     request.process.args.push_back("--data");
@@ -187,6 +201,8 @@ class OciEnvironment : public Environment {
   std::string program_;
   std::string version_;
   std::optional<ScratchDir> scratch_;
+  std::optional<GpuPassthrough> gpu_;  // GPU cases: the host's device nodes and driver
+  std::string gpu_note_;
   fs::path state_, bundles_, rootfs_;
   std::vector<std::string> hide_files_;
   std::vector<std::string> adjustments_;

@@ -52,6 +52,8 @@ const std::vector<BackendInfo>& backends() {
       {"torch", "LibTorch (PyTorch C++ API)", {"cpu"}},
       {"reference", "dlcbench's own engine on the BLAS (im2col convolutions, OpenMP): the transparent baseline", {"cpu"}},
       {"onednn", "oneDNN primitives (Intel's deep-learning library), loss, optimiser and embedding written here", {"cpu"}},
+      {"cuda", "NVIDIA GPU: cuBLAS and cuDNN in FP32 (TF32 off), LSTM gates and loss in kernels of our own, timed "
+               "with CUDA events", {"gpu"}},
   };
   return all;
 }

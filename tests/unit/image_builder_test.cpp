@@ -42,14 +42,21 @@ TEST(ImageBuilder, ExtrasComeWithTheirLibrariesAndChangeTheContent) {
   auto cat = find_program("cat");
   ASSERT_TRUE(ls && cat);
   const ImageContent plain = worker_image_content(*ls);
-  const ImageContent with_cat = worker_image_content(*ls, {{*cat, false}});
+  const ImageContent with_cat = worker_image_content(*ls, {{*cat, false, {}}});
   EXPECT_NE(with_cat.content_id, plain.content_id);
   bool has_cat = false;
   for (const auto& f : with_cat.files) has_cat |= f.host == *cat && f.in_image == *cat;
   EXPECT_TRUE(has_cat);
   // An optional extra that cannot be resolved is left out; a required one fails the build.
-  EXPECT_EQ(worker_image_content(*ls, {{"/nonexistent/mca_gone.so", true}}).content_id, plain.content_id);
-  EXPECT_THROW(worker_image_content(*ls, {{"/nonexistent/tool", false}}), EnvironmentUnavailable);
+  EXPECT_EQ(worker_image_content(*ls, {{"/nonexistent/mca_gone.so", true, {}}}).content_id, plain.content_id);
+  EXPECT_THROW(worker_image_content(*ls, {{"/nonexistent/tool", false, {}}}), EnvironmentUnavailable);
+  // An extra placed elsewhere in the image (the CUDA plugin beside the
+  // binary) goes there, and where it goes is part of the content.
+  const ImageContent moved = worker_image_content(*ls, {{*cat, false, "/opt/dlcbench/bin/cat"}});
+  bool placed = false;
+  for (const auto& f : moved.files) placed |= f.host == *cat && f.in_image == "/opt/dlcbench/bin/cat";
+  EXPECT_TRUE(placed);
+  EXPECT_NE(moved.content_id, with_cat.content_id);
 }
 
 }  // namespace

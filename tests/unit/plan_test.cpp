@@ -44,7 +44,7 @@ TEST(Plan, UnknownNamesListTheValidOnes) {
   r.backends = {"caffe"};
   EXPECT_THAT(error_of<UsageError>([&] { expand_cases(r); }), HasSubstr("valid back ends are torch"));
   r.backends = {"torch"};
-  r.device = "tpu";
+  r.devices = {"tpu"};
   EXPECT_THAT(error_of<UsageError>([&] { expand_cases(r); }), HasSubstr("does not support device 'tpu'"));
 }
 

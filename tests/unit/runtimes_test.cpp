@@ -167,3 +167,50 @@ TEST(OciConfig, SyntheticDataMountsNothing) {
 
 }  // namespace
 }  // namespace dlcbench
+
+namespace dlcbench {
+namespace {
+
+TEST(OciConfig, GpuPassthroughCreatesAllowsAndBindsTheDriverReadOnly) {
+  GpuPassthrough gpu;
+  gpu.devices = {{"/dev/nvidia0", 195, 0}, {"/dev/nvidiactl", 195, 255}, {"/dev/nvidia-uvm", 509, 0}};
+  gpu.libraries = {"/usr/lib/x86_64-linux-gnu/libcuda.so.1", "/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1"};
+  gpu.library_dir = "/usr/lib/x86_64-linux-gnu";
+  auto r = bundle_request();
+  const json plain = oci_config(r);
+  EXPECT_TRUE(plain["linux"]["devices"].empty());
+  EXPECT_EQ(plain["linux"]["resources"]["devices"].size(), 1u);  // deny all, nothing allowed
+  r.gpu = &gpu;
+  const json c = oci_config(r);
+  ASSERT_EQ(c["linux"]["devices"].size(), 3u);
+  EXPECT_EQ(c["linux"]["devices"][1]["path"], "/dev/nvidiactl");
+  EXPECT_EQ(c["linux"]["devices"][1]["type"], "c");
+  EXPECT_EQ(c["linux"]["devices"][1]["minor"], 255);
+  const json& rules = c["linux"]["resources"]["devices"];
+  ASSERT_EQ(rules.size(), 4u);
+  EXPECT_FALSE(rules[0]["allow"].get<bool>());  // the default deny stays first
+  EXPECT_TRUE(rules[3]["allow"].get<bool>());
+  EXPECT_EQ(rules[3]["major"], 509);
+  EXPECT_EQ(rules[3]["access"], "rwm");
+  const json* libcuda = mount_at(c, "/usr/lib/x86_64-linux-gnu/libcuda.so.1");
+  ASSERT_NE(libcuda, nullptr);
+  EXPECT_EQ((*libcuda)["source"], "/usr/lib/x86_64-linux-gnu/libcuda.so.1");
+  EXPECT_THAT((*libcuda)["options"].dump(), HasSubstr("\"ro\""));
+  EXPECT_THAT(c["process"]["env"].dump(), HasSubstr("LD_LIBRARY_PATH=/usr/lib/x86_64-linux-gnu"));
+  // Still unprivileged: the same capabilities as without the GPU.
+  EXPECT_EQ(c["process"]["capabilities"], plain["process"]["capabilities"]);
+  EXPECT_TRUE(c["process"]["noNewPrivileges"].get<bool>());
+}
+
+TEST(ContainerOptions, GpusTakesTheModesEachRuntimeSupports) {
+  EXPECT_EQ(parse_container_options("docker", {}).gpus, "auto");
+  EXPECT_EQ(parse_container_options("docker", {{"gpus", "all"}}).gpus, "all");
+  EXPECT_EQ(parse_container_options("runc", {{"gpus", "nodes"}}).gpus, "nodes");
+  EXPECT_THAT(error_of<UsageError>([] { parse_container_options("runc", {{"gpus", "all"}}); }),
+              HasSubstr("runc:gpus=all is not valid: use one of auto, nodes, none"));
+  EXPECT_THAT(error_of<UsageError>([] { parse_container_options("docker", {{"gpus", "2"}}); }),
+              HasSubstr("use one of auto, all, nodes, none"));
+}
+
+}  // namespace
+}  // namespace dlcbench

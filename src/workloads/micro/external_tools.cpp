@@ -43,7 +43,7 @@ std::vector<ImageExtra> tool_image_files(const std::vector<std::string>& workloa
   for (const auto& name : workloads) {
     const ExternalTool* tool = find_external_tool(name);
     if (!tool) continue;
-    if (auto program = tool_program(*tool)) files.push_back({*program, false});
+    if (auto program = tool_program(*tool)) files.push_back({*program, false, {}});
     if (tool->workload != "hpcc") continue;
     // Open MPI loads its components (mca_*.so) with dlopen from its plugin
     // folder. A component whose own libraries are missing is skipped, as
@@ -51,7 +51,7 @@ std::vector<ImageExtra> tool_image_files(const std::vector<std::string>& workloa
     for (const char* dir : {"/usr/lib/x86_64-linux-gnu/openmpi/lib/openmpi3", "/usr/lib/aarch64-linux-gnu/openmpi/lib/openmpi3"}) {
       std::error_code ec;
       for (const auto& entry : fs::directory_iterator(dir, ec))
-        if (entry.path().extension() == ".so") files.push_back({entry.path(), true});
+        if (entry.path().extension() == ".so") files.push_back({entry.path(), true, {}});
     }
   }
   return files;

@@ -20,6 +20,7 @@
 #include "workloads/micro/io_seq.h"
 #include "workloads/micro/stream.h"
 #include "workloads/micro/external_tools.h"
+#include "gpu/gpu_loader.h"
 #include "workloads/micro/tool_benchmarks.h"
 
 namespace fs = std::filesystem;
@@ -127,8 +128,18 @@ const std::vector<MicroWorkloadInfo>& micro_workloads() {
       info("hpcc", "the HPC Challenge tool (hpcc, one process): HPL_Tflops, SingleDGEMM_Gflops or "
            "SingleSTREAM_Triad; each operation is a full hpcc run (about a minute at n=4096)", "GFLOP/s", true, 1e9,
            "mean", {"hpl", "dgemm", "stream"}, {{"n", "4096"}}, 0, 3, false, make_hpcc_tool),
+      // On the GPU, through the CUDA plugin, loaded by the worker that runs them.
+      info("gpu-gemm", "cuBLAS GEMM (cublasGemmEx) of square matrices on the GPU: FP32, TF32 (tensor cores), BF16 "
+           "and FP16 (FP32 accumulation); about 100 ms of products per operation, CUDA events, results checked",
+           "GFLOP/s", true, 1e9, "mean", {"fp32", "tf32", "bf16", "fp16"}, {{"n", "8192"}}, 1, 5, false,
+           [](const MicroParams& p) { return gpu_plugin().make_gpu_gemm(p); }),
+      info("gpu-copy", "one cudaMemcpyAsync per operation: host to device and device to host from pinned and "
+           "pageable memory, and device to device; bytes copied per second, CUDA events", "GB/s", true, 1e9, "mean",
+           {"h2d-pinned", "h2d-pageable", "d2h-pinned", "d2h-pageable", "d2d"}, {{"size", "1g"}}, 1, 10, false,
+           [](const MicroParams& p) { return gpu_plugin().make_gpu_copy(p); }),
     };
     for (auto& w : list) {
+      w.gpu = w.name.rfind("gpu-", 0) == 0;
       w.external = find_external_tool(w.name) != nullptr;
       if (w.name == "hpcc") w.variant_units["stream"] = "GB/s";
     }
@@ -179,7 +190,9 @@ std::uint64_t micro_memory_bytes(const CaseSpec& spec) {
   else if (spec.workload == "hpl") bytes = 2 * n * n * 8 + 4 * n * 8;
   else if (spec.workload == "hpcg") bytes = hpcg::estimated_memory_bytes(spec.size);
   else if (spec.workload == "stream") bytes = 3 * n * 8;
-  else if (spec.workload == "hpcc") bytes = 1.25 * n * n * 8;  // HPL's matrix; its other tests are sized below it
+  else if (spec.workload == "hpcc") bytes = 1.25 * n * n * 8;
+  else if (spec.workload == "gpu-gemm") bytes = 3 * n * n * 4;  // host: both inputs as floats, one staged
+  else if (spec.workload == "gpu-copy") bytes = spec.variant == "d2d" ? (8 << 20) : n;  // host buffer  // HPL's matrix; its other tests are sized below it
   else bytes = 2.0 * static_cast<double>(spec.block);  // io: its buffers; the file is on its file system
   return static_cast<std::uint64_t>(bytes);
 }
@@ -229,6 +242,7 @@ std::vector<CaseSpec> expand_micro_cases(const MicroRequest& request, const Micr
   base.iters = settings.iters.value_or(info.iters);
   base.threads = settings.threads;
   base.seed = settings.seed;
+  if (info.gpu) base.device = "gpu";
 
   if (info.io) {
     base.size = parse_positive(info.name, "size", option_or_default(request, info, "size"), true);
@@ -239,6 +253,11 @@ std::vector<CaseSpec> expand_micro_cases(const MicroRequest& request, const Micr
     if (base.size < base.block || base.size % base.block != 0)
       throw UsageError(fmt::format("{}: size={} must be a whole number of blocks of {}", info.name,
                                    option_or_default(request, info, "size"), option_or_default(request, info, "block")));
+  } else if (contains(info.options, "size")) {
+    base.size = parse_positive(info.name, "size", option_or_default(request, info, "size"), true);
+    if (base.size % 8 != 0)
+      throw UsageError(fmt::format("{}: size={} is not a whole number of 8-byte words", info.name,
+                                   option_or_default(request, info, "size")));
   } else {
     const std::string n = option_or_default(request, info, "n");
     base.size = n == "auto" && info.name == "stream" ? stream_default_elements() : parse_positive(info.name, "n", n, false);

@@ -1,0 +1,114 @@
+#include <dlfcn.h>
+
+#include <array>
+#include <filesystem>
+#include <mutex>
+
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+#include <cudnn.h>
+#include <fmt/format.h>
+
+#include "backends/cuda/cuda_check.h"
+#include "backends/cuda/gpu_micro.h"
+
+namespace dlcbench::cuda {
+namespace {
+
+std::string version_text(int version) { return fmt::format("{}.{}", version / 1000, version % 1000 / 10); }
+
+int attribute(cudaDeviceAttr which, int device) {
+  int value = 0;
+  DLCBENCH_CUDA(cudaDeviceGetAttribute(&value, which, device));
+  return value;
+}
+
+const char* compute_mode_name(int mode) {
+  switch (mode) {
+    case cudaComputeModeDefault: return "default";
+    case cudaComputeModeExclusiveProcess: return "exclusive-process";
+    case cudaComputeModeProhibited: return "prohibited";
+    default: return "unknown";
+  }
+}
+
+}  // namespace
+
+nlohmann::json build_info() {
+  int cublas_major = 0, cublas_minor = 0, cublas_patch = 0;
+  cublasGetProperty(MAJOR_VERSION, &cublas_major);
+  cublasGetProperty(MINOR_VERSION, &cublas_minor);
+  cublasGetProperty(PATCH_LEVEL, &cublas_patch);
+  const std::size_t cudnn = cudnnGetVersion();
+  return {{"cuda_runtime_built", version_text(CUDART_VERSION)},
+          {"cublas", fmt::format("{}.{}.{}", cublas_major, cublas_minor, cublas_patch)},
+          {"cudnn", fmt::format("{}.{}.{}", cudnn / 10000, cudnn / 100 % 100, cudnn % 100)},
+          {"cudnn_built", fmt::format("{}.{}.{}", CUDNN_MAJOR, CUDNN_MINOR, CUDNN_PATCHLEVEL)}};
+}
+
+void preload_cudnn_libraries() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    Dl_info info{};
+    if (dladdr(reinterpret_cast<void*>(&cudnnGetVersion), &info) == 0 || !info.dli_fname) return;
+    // The real folder: images hold cuDNN's files there, not under every
+    // name the host's symbolic links give them.
+    std::error_code ec;
+    const std::filesystem::path folder = std::filesystem::canonical(info.dli_fname, ec).parent_path();
+    if (ec) return;
+    // Dependencies first: the graph library, then the engines, then the
+    // operation libraries that use them. A library that is absent (or whose
+    // own needs are, as NVRTC for runtime-compiled engines) stays unloaded,
+    // and cuDNN reports it when an operation needs it.
+    for (const char* name : {"libcudnn_graph", "libcudnn_engines_precompiled", "libcudnn_engines_runtime_compiled",
+                             "libcudnn_heuristic", "libcudnn_ops", "libcudnn_cnn", "libcudnn_adv"}) {
+      const std::string file = (folder / fmt::format("{}.so.{}", name, CUDNN_MAJOR)).string();
+      dlopen(file.c_str(), RTLD_NOW | RTLD_GLOBAL);
+    }
+  });
+}
+
+nlohmann::json probe_device() {
+  preload_cudnn_libraries();
+  int count = 0;
+  DLCBENCH_CUDA(cudaGetDeviceCount(&count));
+  if (count == 0) throw GpuError(explain_cuda_status(cudaErrorNoDevice));
+  DLCBENCH_CUDA(cudaSetDevice(0));
+  // Makes the context now: a GPU busy in exclusive mode says so here.
+  DLCBENCH_CUDA(cudaFree(nullptr));
+  cudaDeviceProp p{};
+  DLCBENCH_CUDA(cudaGetDeviceProperties(&p, 0));
+  int driver = 0, runtime = 0;
+  DLCBENCH_CUDA(cudaDriverGetVersion(&driver));
+  DLCBENCH_CUDA(cudaRuntimeGetVersion(&runtime));
+  std::size_t free = 0, total = 0;
+  DLCBENCH_CUDA(cudaMemGetInfo(&free, &total));
+  std::array<char, 32> bus{};
+  DLCBENCH_CUDA(cudaDeviceGetPCIBusId(bus.data(), static_cast<int>(bus.size()), 0));
+  std::string uuid = "GPU-";
+  for (int i = 0; i < 16; ++i) {
+    uuid += fmt::format("{:02x}", static_cast<unsigned char>(p.uuid.bytes[i]));
+    if (i == 3 || i == 5 || i == 7 || i == 9) uuid += '-';
+  }
+  nlohmann::json d = {{"name", p.name},
+                      {"uuid", uuid},
+                      {"pci_bus", bus.data()},
+                      {"devices_visible", count},
+                      {"compute_capability", fmt::format("{}.{}", p.major, p.minor)},
+                      {"cc_major", p.major},
+                      {"cc_minor", p.minor},
+                      {"multiprocessors", p.multiProcessorCount},
+                      {"sm_clock_max_mhz", attribute(cudaDevAttrClockRate, 0) / 1000},
+                      {"memory_clock_max_mhz", attribute(cudaDevAttrMemoryClockRate, 0) / 1000},
+                      {"memory_bus_bits", attribute(cudaDevAttrGlobalMemoryBusWidth, 0)},
+                      {"memory_total_bytes", total},
+                      {"memory_free_bytes", free},
+                      {"compute_mode", compute_mode_name(attribute(cudaDevAttrComputeMode, 0))},
+                      {"ecc", p.ECCEnabled != 0},
+                      {"driver_cuda_version", version_text(driver)},
+                      {"runtime_cuda_version", version_text(runtime)}};
+  d.update(build_info());
+  return d;
+}
+
+}  // namespace dlcbench::cuda

@@ -1,0 +1,170 @@
+// The GPU pieces that run without a GPU: finding the driver's files and
+// device nodes, choosing how a container gets the GPU, the peak estimate,
+// GPU cases in a plan, the image's extra files, and the CUDA plugin loading
+// and saying why there is no GPU. On a machine with a GPU the plugin's
+// micro-benchmarks run for real (elsewhere they skip, saying "no GPU").
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "core/errors.h"
+#include "gpu/gpu_loader.h"
+#include "gpu/gpu_peak.h"
+#include "orchestrator/plan.h"
+#include "runtimes/gpu_access.h"
+#include "runtimes/image_builder.h"
+#include "workloads/micro/micro_workloads.h"
+#include "test_files.h"
+
+namespace dlcbench {
+namespace {
+
+using ::testing::AnyOf;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using testing::error_of;
+
+MicroParams params(const std::string& variant, std::int64_t size) {
+  MicroParams p;
+  p.variant = variant;
+  p.size = size;
+  p.seed = 3;
+  return p;
+}
+
+TEST(GpuAccess, DriverLibrariesAreCudaAndNvidiaVersionedFilesOnly) {
+  EXPECT_THAT(driver_library_names({"libcuda.so", "libcuda.so.1", "libcuda.so.580.159.03", "libnvidia-ml.so.1",
+                                    "libnvidia-ptxjitcompiler.so.580.159.03", "libcudart.so.13", "libcudnn.so.9",
+                                    "libc.so.6", "libnvidia-ml.so", "libcudadebugger.so.1", "nvidia-smi"}),
+              ElementsAre("libcuda.so.1", "libcuda.so.580.159.03", "libcudadebugger.so.1", "libnvidia-ml.so.1",
+                          "libnvidia-ptxjitcompiler.so.580.159.03"));
+}
+
+TEST(GpuAccess, DeviceNodesAreTheOnesCudaOpens) {
+  for (const char* yes : {"nvidia0", "nvidia7", "nvidiactl", "nvidia-uvm", "nvidia-uvm-tools", "nvidia-modeset"})
+    EXPECT_TRUE(is_gpu_device_node(yes)) << yes;
+  for (const char* no : {"nvidia-caps", "nvidia", "nvme0", "nvidiactl2", "null"}) EXPECT_FALSE(is_gpu_device_node(no)) << no;
+}
+
+TEST(GpuAccess, MethodFollowsTheOptionAndTheToolkit) {
+  EXPECT_EQ(gpu_method("docker", "auto", false), "none");  // no GPU case planned
+  EXPECT_EQ(gpu_method("docker", "none", true), "none");
+  EXPECT_EQ(gpu_method("podman", "nodes", true), "nodes");
+  EXPECT_EQ(gpu_method("runc", "auto", true), "nodes");   // an OCI runtime never has the toolkit's hook here
+  EXPECT_EQ(gpu_method("docker", "auto", true), docker_gpu_toolkit_present() ? "toolkit" : "nodes");
+  if (!docker_gpu_toolkit_present()) {
+    EXPECT_THAT(error_of<EnvironmentUnavailable>([] { gpu_method("docker", "all", true); }),
+                HasSubstr("docker:gpus=all needs the NVIDIA container toolkit"));
+  }
+}
+
+TEST(GpuAccess, WithoutAGpuThePassthroughSaysWhy) {
+  if (gpu_unavailable_reason().empty()) GTEST_SKIP() << "this machine has a GPU";
+  const std::string why = error_of<EnvironmentUnavailable>([] { host_gpu_passthrough(); });
+  EXPECT_THAT(why, AnyOf(HasSubstr("/dev/nvidiactl is missing"), HasSubstr("libcuda.so.1 is not found")));
+}
+
+TEST(GpuPeak, MatchesNvidiasFiguresForTheKnownArchitectures) {
+  // H100/H200 SXM: 132 SMs; NVIDIA quotes 989 TFLOP/s dense BF16 at 1830 MHz
+  // and 67 TFLOP/s FP32 at 1980 MHz.
+  EXPECT_NEAR(*estimated_peak_flops(9, 0, 132, 1.83e9, "bf16") / 1e12, 989, 1);
+  EXPECT_NEAR(*estimated_peak_flops(9, 0, 132, 1.98e9, "fp32") / 1e12, 66.9, 0.1);
+  EXPECT_NEAR(*estimated_peak_flops(9, 0, 132, 1.83e9, "tf32") / 1e12, 494.7, 1);
+  // A100: 108 SMs at 1410 MHz: 312 BF16, 156 TF32, 19.5 FP32.
+  EXPECT_NEAR(*estimated_peak_flops(8, 0, 108, 1.41e9, "bf16") / 1e12, 312, 1);
+  EXPECT_NEAR(*estimated_peak_flops(8, 0, 108, 1.41e9, "fp32") / 1e12, 19.5, 0.1);
+  EXPECT_FALSE(estimated_peak_flops(7, 5, 40, 1.5e9, "bf16").has_value());
+  EXPECT_FALSE(estimated_peak_flops(9, 0, 132, 1.98e9, "int8").has_value());
+}
+
+TEST(GpuPlan, EachBackEndRunsOnTheDevicesItSupports) {
+  PlanRequest r;
+  r.workloads = {"fcn5"};
+  r.backends = {"torch", "cuda"};
+  r.devices = {"cpu", "gpu"};
+  std::vector<std::string> ids;
+  for (const auto& c : expand_cases(r)) ids.push_back(c.id());
+  EXPECT_THAT(ids, ElementsAre("fcn5/torch/cpu/b64", "fcn5/cuda/gpu/b1024"));
+  r.backends = {"cuda"};
+  r.devices = {"cpu"};
+  EXPECT_THAT(error_of<UsageError>([&] { expand_cases(r); }), HasSubstr("back end 'cuda' does not support device 'cpu'"));
+}
+
+TEST(GpuPlan, GpuMicroBenchmarksAreGpuCasesWithTheirSizes) {
+  PlanRequest r;
+  r.workloads = {"gpu-gemm/bf16:n=4096", "gpu-copy/d2d:size=1g", "gemm/sgemm:n=64"};
+  r.backends = {"torch"};
+  const auto cases = expand_cases(r);
+  ASSERT_EQ(cases.size(), 3u);
+  EXPECT_EQ(cases[0].id(), "gpu-gemm/bf16/n4096");
+  EXPECT_EQ(cases[0].device, "gpu");
+  EXPECT_EQ(cases[1].id(), "gpu-copy/d2d/1G");
+  EXPECT_EQ(cases[1].size, 1ll << 30);
+  EXPECT_EQ(cases[1].device, "gpu");
+  EXPECT_EQ(cases[2].device, "cpu");
+  r.workloads = {"gpu-copy:size=12"};
+  EXPECT_THAT(error_of<UsageError>([&] { expand_cases(r); }), HasSubstr("not a whole number of 8-byte words"));
+  r.workloads = {"gpu-gemm/int4"};
+  EXPECT_THAT(error_of<UsageError>([&] { expand_cases(r); }), HasSubstr("valid variants are fp32, tf32, bf16, fp16"));
+}
+
+TEST(GpuPlugin, BuiltBesideDlcbenchLoadsAndSaysWhyThereIsNoGpu) {
+  if (!gpu_plugin_built()) {
+    EXPECT_THAT(error_of<GpuError>([] { gpu_plugin(); }), HasSubstr("CUDA plugin is not compiled in"));
+    GTEST_SKIP() << "no CUDA toolkit at build time: the plugin is not built";
+  }
+  const GpuPlugin& plugin = gpu_plugin();  // loads: every symbol resolved, the ABI matches
+  EXPECT_EQ(plugin.abi, kGpuPluginAbi);
+  const auto built = plugin.build_info();
+  EXPECT_THAT(built["cudnn"].get<std::string>(), ::testing::StartsWith("9."));
+  const std::string why = gpu_unavailable_reason();
+  if (!why.empty()) {
+    // The plugin's own probe names the same kind of cause, through CUDA.
+    EXPECT_THAT(error_of<GpuError>([&] { plugin.probe(); }),
+                AnyOf(HasSubstr("NVIDIA driver is missing"), HasSubstr("no CUDA GPU is visible")));
+    EXPECT_THAT(error_of<GpuError>([&] { plugin.make_gpu_copy(params("d2d", 1 << 20)); }),
+                AnyOf(HasSubstr("NVIDIA driver is missing"), HasSubstr("no CUDA GPU is visible")));
+    return;
+  }
+  const auto device = plugin.probe();
+  EXPECT_FALSE(device["name"].get<std::string>().empty());
+  EXPECT_GT(device["memory_total_bytes"].get<double>(), 0);
+}
+
+TEST(GpuPlugin, ImagesCarryThePluginBesideTheBinaryAndCudnnsEngines) {
+  if (!gpu_plugin_built()) GTEST_SKIP() << "no CUDA toolkit at build time: the plugin is not built";
+  const auto extras = gpu_image_extras();
+  ASSERT_FALSE(extras.empty());
+  EXPECT_EQ(extras[0].in_image, "/opt/dlcbench/bin/libdlcbench-cuda.so");
+  EXPECT_FALSE(extras[0].optional);
+  auto named = [&](const std::string& prefix) {
+    return std::any_of(extras.begin(), extras.end(), [&](const ImageExtra& e) {
+      return e.path.filename().string().rfind(prefix, 0) == 0 && e.optional;
+    });
+  };
+  EXPECT_TRUE(named("libcudnn_ops.so."));
+  EXPECT_TRUE(named("libcudnn_cnn.so."));
+  EXPECT_TRUE(named("libcudnn_engines_precompiled.so."));
+}
+
+// On a GPU: one real operation of each micro-benchmark, small.
+TEST(GpuMicro, GemmAndCopyRunAndCheckTheirResultsOnAGpu) {
+  if (const std::string why = gpu_unavailable_reason(); !why.empty()) GTEST_SKIP() << "no GPU: " << why;
+  for (const char* variant : {"fp32", "tf32", "bf16", "fp16"}) {
+    auto gemm = gpu_plugin().make_gpu_gemm(params(variant, 512));
+    const MicroResult r = gemm->run();
+    EXPECT_GT(r.seconds, 0) << variant;
+    EXPECT_DOUBLE_EQ(r.work, 2.0 * 512 * 512 * 512 * gemm->describe()["products_per_operation"].get<int>());
+    EXPECT_LE(r.detail["max_error_ratio"].get<double>(), 1.0) << variant;
+  }
+  for (const char* variant : {"h2d-pinned", "h2d-pageable", "d2h-pinned", "d2h-pageable", "d2d"}) {
+    auto copy = gpu_plugin().make_gpu_copy(params(variant, 8 << 20));
+    const MicroResult r = copy->run();
+    EXPECT_GT(r.seconds, 0) << variant;
+    EXPECT_EQ(r.work, 8 << 20);
+  }
+}
+
+}  // namespace
+}  // namespace dlcbench
