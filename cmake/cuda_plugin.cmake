@@ -1,6 +1,12 @@
 # Finds nvcc, the CUDA runtime, cuBLAS and cuDNN, and builds
 # libdlcbench-cuda.so beside the dlcbench binary. Sets DLCBENCH_HAVE_CUDA on
 # dlcbench_lib when it does; says what is missing when it does not.
+if(DLCBENCH_SANITIZE)
+  # The sanitizer flags are host-compiler flags nvcc does not take; the
+  # sanitizer build checks the CPU code.
+  message(STATUS "CUDA plugin: not built in the sanitizer build")
+  return()
+endif()
 if(NOT CMAKE_CUDA_COMPILER AND NOT DEFINED ENV{CUDACXX} AND EXISTS /usr/local/cuda/bin/nvcc)
   set(CMAKE_CUDA_COMPILER /usr/local/cuda/bin/nvcc)
 endif()

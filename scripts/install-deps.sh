@@ -10,6 +10,8 @@ packages=(
   libdnnl-dev ocl-icd-opencl-dev
   libcli11-dev nlohmann-json3-dev libfmt-dev libssl-dev libboost-math-dev
   libgtest-dev libgmock-dev
+  # scripts/fuzz.sh: clang with libFuzzer and the sanitizer runtimes.
+  clang libclang-rt-14-dev
   docker.io runc
   # Podman and crun run as they are; `dlcbench doctor` says what works here.
   podman crun

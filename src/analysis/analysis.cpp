@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "analysis/run_records.h"
+#include "core/errors.h"
 #include "runtimes/container_options.h"
 #include "runtimes/environment.h"
 #include "workloads/micro/micro_workloads.h"
@@ -46,23 +48,20 @@ std::string overhead_verdict(const RatioEstimate& r, std::size_t n_env, std::siz
 Analysis analyze(const nlohmann::json& manifest, const std::vector<nlohmann::json>& records,
                  const std::vector<std::size_t>& line_numbers) {
   Analysis a;
-  if (!manifest.is_object() || !manifest.contains("plan") || !manifest["plan"].is_object())
-    throw std::runtime_error("manifest.json has no plan: it is not a dlcbench results folder's manifest");
-  const int schema = manifest.value("schema_version", 1);
-  if (schema > kManifestSchemaVersion)
+  const ManifestPlan plan = read_manifest_plan(manifest);
+  if (plan.schema_version > kManifestSchemaVersion)
     throw std::runtime_error(fmt::format("manifest.json has format version {}, newer than this dlcbench reads ({}): "
                                          "report it with the dlcbench that wrote it, or update dlcbench",
-                                         schema, kManifestSchemaVersion));
-  a.status = manifest.value("status", "unknown");
+                                         plan.schema_version, kManifestSchemaVersion));
+  a.status = plan.status;
   if (a.status == "interrupted")
     a.notes.push_back("the run was interrupted: the figures cover what was measured before it stopped");
   else if (a.status == "running")
     a.notes.push_back("the run did not finish (its manifest still says running: the orchestrator was killed, or "
                       "it is still running): the figures cover what was measured so far");
-  a.baseline = manifest.at("plan").value("baseline", std::string("host"));
-  std::vector<std::string> env_order;
-  for (const auto& e : manifest.at("plan").at("environments")) env_order.push_back(e.get<std::string>());
-  a.allow_mismatch = manifest.at("plan").value("allow_mismatch", false);
+  a.baseline = plan.baseline;
+  const std::vector<std::string>& env_order = plan.environments;
+  a.allow_mismatch = plan.allow_mismatch;
   // Fingerprint fields each environment's options are meant to change.
   std::map<std::string, std::vector<std::string>> requested_fields;
   for (const auto& e : env_order) {
@@ -72,16 +71,11 @@ Analysis analyze(const nlohmann::json& manifest, const std::vector<nlohmann::jso
       // A label this version no longer parses: nothing counts as asked for.
     }
   }
-  for (const auto& c : manifest.at("plan").at("cases")) {
+  for (const auto& planned : plan.cases) {
     CaseAnalysis ca;
-    ca.case_id = c.at("id").get<std::string>();
-    ca.workload = c.value("workload", "");
-    CaseSpec spec;
-    try {
-      spec = c.get<CaseSpec>();
-    } catch (const std::exception&) {
-      spec.workload = ca.workload;
-    }
+    ca.case_id = planned.id;
+    ca.workload = planned.workload;
+    const CaseSpec& spec = planned.spec;
     ca.spec = spec;
     ca.run_statistic = run_statistic(spec);
     if (ca.workload == kStartupWorkload) {
@@ -111,76 +105,132 @@ Analysis analyze(const nlohmann::json& manifest, const std::vector<nlohmann::jso
   // finished, so a launch cut short contributes no run mean.
   struct Pending {
     std::vector<double> measured;
+    std::vector<double> warmups;
     std::vector<double> losses;
   };
-  std::map<std::tuple<std::string, std::string, int>, Pending> pending;
+  using LaunchId = std::tuple<std::string, std::string, int>;  // case, env, round
+  std::map<LaunchId, Pending> pending;
+  // Finished launches by (case, env, round), so run values stay in round
+  // order even when `run --resume` measured some rounds after later ones.
+  struct Finished {
+    Pending samples;
+    bool ok = false;
+    std::string cause;
+  };
+  std::map<LaunchId, Finished> finished;
 
-  std::size_t unknown = 0;
-  std::string first_unknown;
+  std::size_t unknown = 0, malformed = 0;
+  std::string first_unknown, first_malformed;
   for (std::size_t index = 0; index < records.size(); ++index) {
-    const auto& r = records[index];
-    const std::string type = r.value("type", "");
-    if (type == "environment_unavailable" || type == "environment_dropped") {
-      a.notes.push_back(fmt::format("{}: {}", r.value("env", "?"), r.value("reason", "")));
+    const std::size_t line = index < line_numbers.size() ? line_numbers[index] : index + 1;
+    ResultRecord r;
+    try {
+      r = read_result_record(records[index]);
+    } catch (const DataError& e) {
+      if (malformed++ == 0) first_malformed = fmt::format("line {}: {}", line, e.what());
       continue;
     }
-    if (!r.contains("case") || !r.contains("env") || !r["case"].is_string() || !r["env"].is_string()) continue;
-    CaseAnalysis* ca = find_case(r.at("case").get<std::string>());
-    EnvironmentStats* es = ca ? find_env(*ca, r.at("env").get<std::string>()) : nullptr;
+    const std::string& type = r.type;
+    if (type == "resume") {
+      // `run --resume` starts here: launches still unfinished were cut off by
+      // the end of the earlier session and are measured again after this
+      // line, so their samples must not join the new launch's.
+      for (const auto& [key, p] : pending)
+        if (!p.measured.empty() || !p.warmups.empty())
+          a.notes.push_back(fmt::format("{} in {}, round {}: {} samples of a launch cut off before the run was "
+                                        "resumed; kept in results.jsonl, left out of the statistics",
+                                        std::get<0>(key), std::get<1>(key), std::get<2>(key),
+                                        p.measured.size() + p.warmups.size()));
+      pending.clear();
+      continue;
+    }
+    if (type == "environment_unavailable" || type == "environment_dropped") {
+      a.notes.push_back(fmt::format("{}: {}", r.env.value_or("?"), r.reason));
+      continue;
+    }
+    if (!r.case_id || !r.env) continue;
+    CaseAnalysis* ca = find_case(*r.case_id);
+    EnvironmentStats* es = ca ? find_env(*ca, *r.env) : nullptr;
     if (!es) {
       if (type == "sample" && unknown++ == 0)
-        first_unknown = fmt::format("line {}: case {} in {}",
-                                    index < line_numbers.size() ? line_numbers[index] : index + 1,
-                                    r["case"].get<std::string>(), r["env"].get<std::string>());
+        first_unknown = fmt::format("line {}: case {} in {}", line, *r.case_id, *r.env);
       continue;
     }
-    const auto key = std::make_tuple(ca->case_id, es->env, r.value("round", 0));
+    const auto key = std::make_tuple(ca->case_id, es->env, r.round);
 
     if (type == "fingerprint") {
+      const nlohmann::json& fingerprint = records[index];
       if (!es->fingerprint) {
-        es->fingerprint = r;
-        es->dataset = r.value(nlohmann::json::json_pointer("/dataset/name"), std::string("?"));
-        es->in_container = r.value(nlohmann::json::json_pointer("/container/in_container"), false);
-        es->fs_type = r.value(nlohmann::json::json_pointer("/micro/fs_type"), std::string());
+        es->fingerprint = fingerprint;
+        es->dataset = r.dataset;
+        es->in_container = r.in_container;
+        es->fs_type = r.fs_type;
       } else {
-        for (const auto& m : compare_fingerprints(*es->fingerprint, r))
-          es->fingerprint_changes.push_back(fmt::format("round {}: {} {} -> {}", r.value("round", 0), m.field,
+        for (const auto& m : compare_fingerprints(*es->fingerprint, fingerprint))
+          es->fingerprint_changes.push_back(fmt::format("round {}: {} {} -> {}", r.round, m.field,
                                                         m.baseline_value, m.other_value));
       }
     } else if (type == "sample") {
-      const double s = r.value("seconds", std::nan(""));
-      if (r.value("phase", "") == "warmup") {
-        es->warmup_seconds.push_back(s);
+      if (r.phase == "warmup") {
+        pending[key].warmups.push_back(r.seconds);
       } else {
-        pending[key].measured.push_back(s);
-        if (r.contains("work") && r["work"].is_number()) es->work = r["work"].get<double>();
-        if (r.contains("loss") && r["loss"].is_number()) pending[key].losses.push_back(r["loss"].get<double>());
+        pending[key].measured.push_back(r.seconds);
+        if (r.work) es->work = *r.work;
+        if (r.loss) pending[key].losses.push_back(*r.loss);
       }
     } else if (type == "launch") {
-      Pending p = std::move(pending[key]);
+      Finished f{std::move(pending[key]), false, r.cause};
       pending.erase(key);
-      if (r.value("ok", false) && !p.measured.empty()) {
-        es->run_values.push_back(run_value(ca->run_statistic, p.measured));
-        es->batch_seconds.insert(es->batch_seconds.end(), p.measured.begin(), p.measured.end());
-        if (!es->first_loss && !p.losses.empty()) {
-          es->first_loss = p.losses.front();
-          es->last_loss = p.losses.back();
-        }
+      f.ok = r.ok && !f.samples.measured.empty();
+      auto earlier = finished.find(key);
+      if (earlier == finished.end()) {
+        finished.emplace(key, std::move(f));
+      } else if (!earlier->second.ok) {
+        // A failed launch measured again by `run --resume`: the new one counts.
+        a.notes.push_back(fmt::format("{} in {}, round {} failed ({}) and was measured again when the run was resumed",
+                                      ca->case_id, es->env, r.round, earlier->second.cause));
+        earlier->second = std::move(f);
       } else {
-        ++es->failed_launches;
-        es->failures.push_back(fmt::format("round {}: {}", r.value("round", 0), r.value("cause", "failed")));
+        a.notes.push_back(fmt::format("{} in {}, round {}: a second launch record (line {}) left out; the first "
+                                      "successful one counts",
+                                      ca->case_id, es->env, r.round, line));
       }
     }
   }
+  for (auto& [key, f] : finished) {
+    CaseAnalysis* ca = find_case(std::get<0>(key));
+    EnvironmentStats* es = find_env(*ca, std::get<1>(key));
+    const Pending& p = f.samples;
+    es->warmup_seconds.insert(es->warmup_seconds.end(), p.warmups.begin(), p.warmups.end());
+    if (f.ok) {
+      es->run_values.push_back(run_value(ca->run_statistic, p.measured));
+      es->batch_seconds.insert(es->batch_seconds.end(), p.measured.begin(), p.measured.end());
+      if (!es->first_loss && !p.losses.empty()) {
+        es->first_loss = p.losses.front();
+        es->last_loss = p.losses.back();
+      }
+    } else {
+      ++es->failed_launches;
+      es->failures.push_back(fmt::format("round {}: {}", std::get<2>(key), f.cause));
+    }
+  }
+  if (malformed)
+    a.notes.push_back(fmt::format("results.jsonl holds {} record(s) with a field missing or of the wrong type "
+                                  "(first at {}); they are left out",
+                                  malformed, first_malformed));
   if (unknown)
     a.notes.push_back(fmt::format("results.jsonl holds {} sample(s) of cases or environments the manifest's plan "
                                   "does not list (first at {}); they are left out",
                                   unknown, first_unknown));
-  for (const auto& [key, p] : pending)
+  for (const auto& [key, p] : pending) {
+    // Warm-ups of an unfinished launch are still reported (as before resume existed).
+    if (EnvironmentStats* es = find_env(*find_case(std::get<0>(key)), std::get<1>(key)))
+      es->warmup_seconds.insert(es->warmup_seconds.end(), p.warmups.begin(), p.warmups.end());
     if (!p.measured.empty())
       a.notes.push_back(fmt::format("{} in {}, round {}: {} samples of a launch that did not finish "
                                     "(interrupted); kept in results.jsonl, left out of the statistics",
                                     std::get<0>(key), std::get<1>(key), std::get<2>(key), p.measured.size()));
+  }
 
   for (auto& ca : a.cases) {
     for (auto& es : ca.envs) {

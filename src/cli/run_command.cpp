@@ -28,6 +28,7 @@
 #include "data/training_data.h"
 #include "orchestrator/plan.h"
 #include "orchestrator/preflight.h"
+#include "orchestrator/resume.h"
 #include "orchestrator/scheduler.h"
 #include "report/console.h"
 #include "workloads/micro/external_tools.h"
@@ -67,6 +68,7 @@ struct RunOptions {
   bool keep_images = false;
   std::string until_cv;  // "2%" or "0.02"; empty: fixed --runs
   int max_runs = 0;      // 0: 3 x --runs
+  std::string resume;    // a run folder to continue; empty: a new run
 };
 
 // "2%" -> 0.02, "0.02" -> 0.02.
@@ -189,6 +191,200 @@ const std::map<std::string, std::string>& suites() {
   return all;
 }
 
+// One session of a run: the first, or one started by --resume.
+struct Session {
+  Plan plan;       // as the manifest records it
+  Plan scheduled;  // what the scheduler gets (resume: the recorded rounds, none added)
+  fs::path dir;
+  std::string run_id;
+  std::vector<std::pair<std::string, std::string>> worker_env;
+  nlohmann::json manifest;
+  bool discovered = false;  // environments found on the machine, not named with --envs
+  bool keep_images = false;
+  std::set<LaunchKey> already_measured;  // resume: by earlier sessions
+  std::set<std::string> adopt_images;    // resume: environments whose image a killed session imported
+  bool resuming = false;
+};
+
+// Prepares the environments, checks like for like, measures and reports:
+// what every session of a run does once its manifest and results file exist.
+int measure(Session& session, ResultsWriter& results) {
+  const Plan& plan = session.plan;
+  const fs::path& dir = session.dir;
+  const fs::path manifest_file = dir / "manifest.json";
+  nlohmann::json& manifest = session.manifest;
+  // This session's entry in the manifest's "resumed" list.
+  auto resumed_entry = [&]() -> nlohmann::json& { return manifest["resumed"].back(); };
+
+  struct sigaction sa {};
+  sa.sa_handler = on_signal;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+  sigaction(SIGHUP, &sa, nullptr);
+
+  EnvironmentContext context{fs::read_symlink("/proc/self/exe"), session.run_id, false, session.keep_images, {}};
+  {
+    std::vector<std::string> planned;
+    for (const auto& c : plan.cases) planned.push_back(c.workload);
+    context.image_extras = tool_image_files(planned);
+  }
+  context.gpu = std::any_of(plan.cases.begin(), plan.cases.end(), [](const CaseSpec& c) { return c.device == "gpu"; });
+  if (context.gpu) {
+    // The run goes on: the GPU cases fail with the cause, the others are measured.
+    if (const std::string why = gpu_unavailable_reason(); !why.empty())
+      std::cerr << "warning: the GPU cases cannot run here and will be recorded as failed: " << why << "\n";
+    if (gpu_plugin_built() && fs::exists(gpu_plugin_path())) {
+      auto extras = gpu_image_extras();
+      context.image_extras.insert(context.image_extras.end(), extras.begin(), extras.end());
+    }
+  }
+  PreparedEnvironments prepared;
+  std::vector<ScheduledEnvironment>& environments = prepared.list;
+  bool any_unavailable = false;
+  for (const auto& request_env : plan.environments) {
+    EnvironmentContext env_context = context;
+    env_context.adopt_image = session.adopt_images.count(request_env.text) > 0;
+    ScheduledEnvironment s{request_env.text, make_environment(request_env, env_context), ""};
+    std::cerr << fmt::format("preparing {} ...\n", s.label);
+    try {
+      s.environment->prepare();
+      manifest["environments"][s.label] = s.environment->describe();
+      if (session.resuming) {
+        // What the killed session left running would compete with the new launches.
+        try {
+          const auto removed = s.environment->remove_leftovers();
+          if (!removed.empty()) {
+            std::cerr << fmt::format("removed {} container(s) the earlier session left in {}: {}\n", removed.size(),
+                                     s.label, fmt::join(removed, ", "));
+            resumed_entry()["leftovers_removed"][s.label] = removed;
+          }
+        } catch (const std::exception& e) {
+          std::cerr << fmt::format("warning: could not remove what the earlier session left in {}: {}\n", s.label,
+                                   e.what());
+        }
+      }
+    } catch (const EnvironmentUnavailable& e) {
+      s.unavailable = e.what();
+      // Asked for by name, its absence fails the run; found on the machine
+      // but unusable, it is only noted.
+      any_unavailable = any_unavailable || !session.discovered || s.label == plan.baseline;
+      manifest["environments"][s.label] = {{"unavailable", s.unavailable}};
+      results.append({{"type", "environment_unavailable"}, {"env", s.label}, {"reason", s.unavailable}});
+      std::cerr << fmt::format("warning: environment {} is unavailable and will be skipped: {}\n", s.label,
+                               s.unavailable);
+    }
+    environments.push_back(std::move(s));
+  }
+  write_json_atomically(manifest_file, manifest);
+
+  ScheduleOptions options;
+  options.run_id = session.run_id;
+  options.worker_env = session.worker_env;
+  options.cancel = &g_interrupted;
+  options.already_measured = session.already_measured;
+  ProgressLine progress;
+  options.log = [&](const std::string& line) { progress.log(line); };
+  options.progress = [&](const Progress& p) { progress.show(p); };
+  if (!g_interrupted) {
+    // Again on resume: the machine may have changed since the first session.
+    const PreflightResult preflight = run_preflight(plan, environments, results, options);
+    nlohmann::json& recorded = session.resuming ? resumed_entry()["preflight"] : manifest["preflight"];
+    recorded = nlohmann::json::object();
+    for (const auto& [env, mismatches] : preflight.mismatches)
+      for (const auto& m : mismatches)
+        recorded[env].push_back({{"field", m.field},
+                                 {"baseline", m.baseline_value},
+                                 {"value", m.other_value},
+                                 {"requested", m.requested},
+                                 {"blocking", m.blocking}});
+    for (const auto& [env, cause] : preflight.failures)
+      std::cerr << fmt::format("warning: could not take the fingerprint of {} before the run: {}\n", env, cause);
+    if (preflight.stops) {
+      if (!plan.allow_mismatch) {
+        if (session.resuming) {
+          resumed_entry()["outcome"] = "not comparable";  // the earlier sessions' status stands
+        } else {
+          manifest["ended_at"] = now_iso();
+          manifest["status"] = "not comparable";
+        }
+        write_json_atomically(manifest_file, manifest);
+        std::cerr << "error: the environments would not run like for like, so nothing was measured.\n"
+                  << preflight.message
+                  << "Fix the differences above, or pass --allow-mismatch to measure anyway (the report then "
+                     "marks every such comparison).\n";
+        return kExitNotComparable;
+      }
+      std::cerr << "warning: measuring despite differences nobody asked for (--allow-mismatch):\n"
+                << preflight.message;
+    }
+    write_json_atomically(manifest_file, manifest);
+  }
+
+  ScheduleResult outcome;
+  if (!g_interrupted) outcome = run_schedule(session.scheduled, environments, results, options);
+  outcome.interrupted = outcome.interrupted || g_interrupted;
+  results.sync();
+
+  manifest["ended_at"] = now_iso();
+  if (session.resuming) {
+    // Over every session: launches recorded, and failures no later launch made good.
+    const auto content = read_results(results.path());
+    const int rounds = session.scheduled.runs;
+    const ResumeState after =
+        find_missing_launches(plan, round_orders(plan.environments.size(), rounds, plan.seed), content.records);
+    manifest["launches"] = std::count_if(content.records.begin(), content.records.end(), [](const nlohmann::json& r) {
+      return r.value("type", "") == "launch";
+    });
+    manifest["failed_launches"] = after.failed.size();
+    manifest["rounds"] = rounds;
+    manifest["round_orders"] = round_orders(plan.environments.size(), std::max(rounds, plan.runs), plan.seed);
+    manifest["status"] = outcome.interrupted ? "interrupted"
+                         : after.failed.empty() ? "completed"
+                                                : "completed with failures";
+    resumed_entry()["launches"] = outcome.launches;
+    resumed_entry()["failed_launches"] = outcome.failed_launches;
+    resumed_entry()["ended_at"] = manifest["ended_at"];
+  } else {
+    manifest["status"] =
+        outcome.interrupted ? "interrupted" : (outcome.failed_launches ? "completed with failures" : "completed");
+    manifest["rounds"] = outcome.rounds;
+    manifest["round_orders"] =
+        round_orders(plan.environments.size(), std::max(outcome.rounds, plan.runs), plan.seed);
+    if (plan.until_cv > 0) {
+      manifest["until_cv"] = {{"target", plan.until_cv}, {"highest_cv", outcome.final_cv},
+                              {"met", !outcome.cv_target_missed}};
+      if (outcome.cv_target_missed)
+        std::cerr << fmt::format("warning: after {} rounds (--max-runs) the highest CV over runs is still {:.1f}%, "
+                                 "above --until-cv {:.1f}%: the machine is noisier than the target; quiet it (stop "
+                                 "other load, pin CPUs) or accept a wider interval\n",
+                                 outcome.rounds, 100 * outcome.final_cv, 100 * plan.until_cv);
+    }
+    manifest["launches"] = outcome.launches;
+    manifest["failed_launches"] = outcome.failed_launches;
+  }
+  write_json_atomically(manifest_file, manifest);
+
+  // The report is computed from the files, exactly as `dlcbench report` does.
+  const auto content = read_results(dir / "results.jsonl");
+  const Analysis analysis = analyze(read_json_file(manifest_file), content.records);
+  std::cout << render_console(analysis);
+  std::cout << fmt::format("\nresults: {}\n", dir.string());
+
+  if (outcome.interrupted) {
+    std::cerr << "interrupted: the samples measured so far are in " << (dir / "results.jsonl").string()
+              << "; the manifest records the run as interrupted; `dlcbench run --resume " << dir.string()
+              << "` measures the rest\n";
+    return kExitInterrupted;
+  }
+  if (!analysis.comparable) {
+    std::cerr << "error: some environments did not run like for like (see NOT COMPARED above); fix the "
+                 "settings that differ, then run again\n";
+    return kExitNotComparable;
+  }
+  return (any_unavailable || outcome.failed_launches) ? kExitFailure : kExitOk;
+}
+
 int run(const RunOptions& o, const std::vector<std::string>& command_line) {
   PlanRequest request;
   auto suite = suites().find(o.suite);
@@ -290,15 +486,17 @@ int run(const RunOptions& o, const std::vector<std::string>& command_line) {
   const std::string run_id = make_run_id(plan.seed);
   const fs::path dir = fs::path(o.out) / run_id;
   fs::create_directories(dir);
-  const fs::path manifest_file = dir / "manifest.json";
+  Session session{plan, plan, dir, run_id, {}, {}, discovered, o.keep_images, {}, {}, false};
+  const RunFolderLock lock(dir);  // a `--resume` of this folder waits for the run to end
 
   // Identical settings for every worker, wherever it runs.
-  std::vector<std::pair<std::string, std::string>> worker_env;
   const auto threads = std::to_string(request.threads);
-  for (const char* v : {"OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"}) worker_env.emplace_back(v, threads);
-  if (const char* core = std::getenv("OPENBLAS_CORETYPE"); core && *core) worker_env.emplace_back("OPENBLAS_CORETYPE", core);
+  for (const char* v : {"OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"})
+    session.worker_env.emplace_back(v, threads);
+  if (const char* core = std::getenv("OPENBLAS_CORETYPE"); core && *core)
+    session.worker_env.emplace_back("OPENBLAS_CORETYPE", core);
 
-  nlohmann::json manifest;
+  nlohmann::json& manifest = session.manifest;
   manifest["schema_version"] = 1;
   manifest["run_id"] = run_id;
   manifest["command_line"] = command_line;
@@ -306,139 +504,138 @@ int run(const RunOptions& o, const std::vector<std::string>& command_line) {
   manifest["plan"] = plan;
   manifest["round_orders"] = round_orders(plan.environments.size(), plan.runs, plan.seed);  // more if added
   manifest["worker_env"] = nlohmann::json::object();
-  for (const auto& [k, v] : worker_env) manifest["worker_env"][k] = v;
+  for (const auto& [k, v] : session.worker_env) manifest["worker_env"][k] = v;
   manifest["orchestrator"] = environment_fingerprint();
   manifest["started_at"] = now_iso();
   manifest["status"] = "running";
   manifest["environments"] = nlohmann::json::object();
-  write_json_atomically(manifest_file, manifest);
+  write_json_atomically(dir / "manifest.json", manifest);
 
   ResultsWriter results(dir / "results.jsonl");
   std::cerr << fmt::format("dlcbench run {}: {} case(s) x {} environment(s) x {} run(s), {} threads; writing {}\n",
                            run_id, plan.cases.size(), plan.environments.size(), plan.runs, request.threads,
                            dir.string());
+  return measure(session, results);
+}
 
-  struct sigaction sa {};
-  sa.sa_handler = on_signal;
-  sigemptyset(&sa.sa_mask);
-  sigaction(SIGINT, &sa, nullptr);
-  sigaction(SIGTERM, &sa, nullptr);
-  sigaction(SIGHUP, &sa, nullptr);
+// Flags that define the plan cannot be given with --resume: the plan is the
+// one the manifest recorded, so the resumed launches measure what the
+// earlier ones did. Only these may be given with it.
+bool allowed_with_resume(const std::string& flag) {
+  return flag == "--resume" || flag == "--keep-images" || flag == "--help";
+}
 
-  EnvironmentContext context{fs::read_symlink("/proc/self/exe"), run_id, false, o.keep_images, {}};
-  {
-    std::vector<std::string> planned;
-    for (const auto& c : plan.cases) planned.push_back(c.workload);
-    context.image_extras = tool_image_files(planned);
+// `dlcbench run --resume DIR`: measures the launches of DIR's run that have
+// no successful launch record, with the recorded plan, into the same files.
+int resume_run(const RunOptions& o) {
+  const fs::path dir = o.resume;
+  const fs::path manifest_file = dir / "manifest.json";
+  const fs::path results_file = dir / "results.jsonl";
+  for (const auto& file : {manifest_file, results_file})
+    if (!fs::is_regular_file(file))
+      throw UsageError(fmt::format("--resume {}: there is no {} there; give the folder of a run, "
+                                   "results/<run-id>, as `dlcbench run` printed it",
+                                   dir.string(), file.filename().string()));
+  const RunFolderLock lock(dir);
+  nlohmann::json manifest;
+  try {
+    manifest = read_json_file(manifest_file);
+  } catch (const std::exception& e) {
+    throw UsageError(fmt::format("--resume {}: {}", dir.string(), e.what()));
   }
-  context.gpu = std::any_of(plan.cases.begin(), plan.cases.end(), [](const CaseSpec& c) { return c.device == "gpu"; });
-  if (context.gpu) {
-    // The run goes on: the GPU cases fail with the cause, the others are measured.
-    if (const std::string why = gpu_unavailable_reason(); !why.empty())
-      std::cerr << "warning: the GPU cases cannot run here and will be recorded as failed: " << why << "\n";
-    if (gpu_plugin_built() && fs::exists(gpu_plugin_path())) {
-      auto extras = gpu_image_extras();
-      context.image_extras.insert(context.image_extras.end(), extras.begin(), extras.end());
+  if (!manifest.is_object() || !manifest.contains("run_id") || !manifest.contains("plan"))
+    throw UsageError(fmt::format("--resume {}: manifest.json is not a dlcbench run's manifest (no run id or plan)",
+                                 dir.string()));
+  if (manifest.value("schema_version", 1) > kManifestSchemaVersion)
+    throw UsageError(fmt::format("--resume {}: the manifest was written by a newer dlcbench; resume it with that one",
+                                 dir.string()));
+  if (const std::string why = binary_difference(manifest, self_executable_sha256()); !why.empty())
+    throw UsageError(fmt::format("cannot resume {}: {}", dir.string(), why));
+  Plan plan;
+  try {
+    plan = plan_from_json(manifest["plan"]);
+  } catch (const std::runtime_error& e) {
+    throw UsageError(fmt::format("cannot resume {}: {}; start a new run", dir.string(), e.what()));
+  }
+  const std::string run_id = manifest["run_id"].get<std::string>();
+
+  const auto records = read_results(results_file).records;
+  const int rounds = recorded_rounds(plan, records);
+  const auto orders = round_orders(plan.environments.size(), rounds, plan.seed);
+  // The orders are derived from the seed; recorded ones that differ would
+  // mean a dlcbench that shuffles differently wrote this run.
+  if (manifest.contains("round_orders")) {
+    const auto& recorded = manifest["round_orders"];
+    for (std::size_t r = 0; r < std::min(recorded.size(), orders.size()); ++r)
+      if (recorded[r] != nlohmann::json(orders[r]))
+        throw UsageError(fmt::format("cannot resume {}: the environment order recorded for round {} differs from the "
+                                     "one this dlcbench derives from the seed; start a new run",
+                                     dir.string(), r + 1));
+  }
+  const ResumeState state = find_missing_launches(plan, orders, records);
+  if (state.missing.empty()) {
+    std::cerr << fmt::format("run {}: every launch of its {} round(s) was measured; nothing to resume\n", run_id,
+                             rounds);
+    if (manifest.value("status", "") != "completed") {
+      // Killed after its last launch: only the manifest did not say so.
+      manifest["status"] = "completed";
+      if (!manifest.contains("ended_at")) manifest["ended_at"] = now_iso();
+      write_json_atomically(manifest_file, manifest);
     }
+    return kExitOk;
   }
-  PreparedEnvironments prepared;
-  std::vector<ScheduledEnvironment>& environments = prepared.list;
-  bool any_unavailable = false;
-  for (const auto& request_env : plan.environments) {
-    ScheduledEnvironment s{request_env.text, make_environment(request_env, context), ""};
-    std::cerr << fmt::format("preparing {} ...\n", s.label);
-    try {
-      s.environment->prepare();
-      manifest["environments"][s.label] = s.environment->describe();
-    } catch (const EnvironmentUnavailable& e) {
-      s.unavailable = e.what();
-      // Asked for by name, its absence fails the run; found on the machine
-      // but unusable, it is only noted.
-      any_unavailable = any_unavailable || !discovered || s.label == plan.baseline;
-      manifest["environments"][s.label] = {{"unavailable", s.unavailable}};
-      results.append({{"type", "environment_unavailable"}, {"env", s.label}, {"reason", s.unavailable}});
-      std::cerr << fmt::format("warning: environment {} is unavailable and will be skipped: {}\n", s.label,
-                               s.unavailable);
-    }
-    environments.push_back(std::move(s));
-  }
-  write_json_atomically(manifest_file, manifest);
+  check_data(plan);
 
-  ScheduleOptions options;
-  options.run_id = run_id;
-  options.worker_env = worker_env;
-  options.cancel = &g_interrupted;
-  ProgressLine progress;
-  options.log = [&](const std::string& line) { progress.log(line); };
-  options.progress = [&](const Progress& p) { progress.show(p); };
-  if (!g_interrupted) {
-    const PreflightResult preflight = run_preflight(plan, environments, results, options);
-    manifest["preflight"] = nlohmann::json::object();
-    for (const auto& [env, mismatches] : preflight.mismatches)
-      for (const auto& m : mismatches)
-        manifest["preflight"][env].push_back({{"field", m.field},
-                                              {"baseline", m.baseline_value},
-                                              {"value", m.other_value},
-                                              {"requested", m.requested},
-                                              {"blocking", m.blocking}});
-    for (const auto& [env, cause] : preflight.failures)
-      std::cerr << fmt::format("warning: could not take the fingerprint of {} before the run: {}\n", env, cause);
-    if (preflight.stops) {
-      if (!plan.allow_mismatch) {
-        manifest["ended_at"] = now_iso();
-        manifest["status"] = "not comparable";
-        write_json_atomically(manifest_file, manifest);
-        std::cerr << "error: the environments would not run like for like, so nothing was measured.\n"
-                  << preflight.message
-                  << "Fix the differences above, or pass --allow-mismatch to measure anyway (the report then "
-                     "marks every such comparison).\n";
-        return kExitNotComparable;
-      }
-      std::cerr << "warning: measuring despite differences nobody asked for (--allow-mismatch):\n"
-                << preflight.message;
-    }
-    write_json_atomically(manifest_file, manifest);
+  Session session{plan, plan, dir, run_id, {}, manifest, true, o.keep_images, state.measured, {}, true};
+  // The rounds the earlier sessions reached, and no more: resuming adds none.
+  session.scheduled.runs = rounds;
+  session.scheduled.until_cv = 0;
+  // The settings every worker got in the earlier sessions, whatever this shell has now.
+  if (manifest.contains("worker_env") && manifest["worker_env"].is_object())
+    for (const auto& [k, v] : manifest["worker_env"].items())
+      if (v.is_string()) session.worker_env.emplace_back(k, v.get<std::string>());
+  // Environments found by discovery (no --envs) that cannot run are only noted.
+  const nlohmann::json command_line =
+      manifest.contains("command_line") ? manifest["command_line"] : nlohmann::json::array();
+  session.discovered = std::none_of(command_line.begin(), command_line.end(), [](const nlohmann::json& arg) {
+    return arg.is_string() && arg.get<std::string>().rfind("--envs", 0) == 0;
+  });
+  for (auto& env : session.plan.environments) {
+    const nlohmann::json recorded =
+        manifest.contains("environments") ? manifest["environments"] : nlohmann::json::object();
+    const auto found = recorded.find(env.text);
+    const nlohmann::json described = found != recorded.end() && found->is_object() ? *found : nlohmann::json::object();
+    // --image reached the engines as an option the label does not show.
+    if (described.contains("image") && !described.value("image_built_by_dlcbench", true) && !env.options.count("image"))
+      env.options["image"] = described["image"].get<std::string>();
+    if (described.value("image_built_by_dlcbench", false) && !described.value("image_kept_after_run", true))
+      session.adopt_images.insert(env.text);
   }
+  session.scheduled.environments = session.plan.environments;
 
-  ScheduleResult outcome;
-  if (!g_interrupted) outcome = run_schedule(plan, environments, results, options);
-  outcome.interrupted = outcome.interrupted || g_interrupted;
+  if (manifest.value("status", "") == "running") manifest["status"] = "interrupted";  // killed: nothing runs it now
+  nlohmann::json entry = {{"at", now_iso()},
+                          {"missing_launches", state.missing.size()},
+                          {"cut_off_launches", state.cut_off.size()},
+                          {"failed_launches", state.failed.size()},
+                          {"rounds", rounds},
+                          {"command_line", invocation()}};
+  session.manifest = manifest;
+  session.manifest["resumed"].push_back(entry);
+  write_json_atomically(manifest_file, session.manifest);
+
+  ResultsWriter results(results_file);
+  // Before any line of this session: ends every launch the earlier one left unfinished (see analysis.cpp).
+  results.append({{"type", "resume"},
+                  {"at", entry["at"]},
+                  {"missing_launches", state.missing.size()},
+                  {"cut_off_launches", state.cut_off.size()}});
   results.sync();
-
-  manifest["ended_at"] = now_iso();
-  manifest["status"] = outcome.interrupted ? "interrupted" : (outcome.failed_launches ? "completed with failures" : "completed");
-  manifest["rounds"] = outcome.rounds;
-  manifest["round_orders"] = round_orders(plan.environments.size(), std::max(outcome.rounds, plan.runs), plan.seed);
-  if (plan.until_cv > 0) {
-    manifest["until_cv"] = {{"target", plan.until_cv}, {"highest_cv", outcome.final_cv},
-                            {"met", !outcome.cv_target_missed}};
-    if (outcome.cv_target_missed)
-      std::cerr << fmt::format("warning: after {} rounds (--max-runs) the highest CV over runs is still {:.1f}%, above "
-                               "--until-cv {:.1f}%: the machine is noisier than the target; quiet it (stop other "
-                               "load, pin CPUs) or accept a wider interval\n",
-                               outcome.rounds, 100 * outcome.final_cv, 100 * plan.until_cv);
-  }
-  manifest["launches"] = outcome.launches;
-  manifest["failed_launches"] = outcome.failed_launches;
-  write_json_atomically(manifest_file, manifest);
-
-  // The report is computed from the files, exactly as `dlcbench report` does.
-  const auto content = read_results(dir / "results.jsonl");
-  const Analysis analysis = analyze(read_json_file(manifest_file), content.records);
-  std::cout << render_console(analysis);
-  std::cout << fmt::format("\nresults: {}\n", dir.string());
-
-  if (outcome.interrupted) {
-    std::cerr << "interrupted: the samples measured so far are in " << (dir / "results.jsonl").string()
-              << "; the manifest records the run as interrupted\n";
-    return kExitInterrupted;
-  }
-  if (!analysis.comparable) {
-    std::cerr << "error: some environments did not run like for like (see NOT COMPARED above); fix the "
-                 "settings that differ, then run again\n";
-    return kExitNotComparable;
-  }
-  return (any_unavailable || outcome.failed_launches) ? kExitFailure : kExitOk;
+  std::cerr << fmt::format("dlcbench run --resume {}: {} of {} launch(es) left to measure ({} cut off, {} failed "
+                           "before) in {} round(s); appending to {}\n",
+                           run_id, state.missing.size(), state.missing.size() + state.measured.size(),
+                           state.cut_off.size(), state.failed.size(), rounds, dir.string());
+  return measure(session, results);
 }
 
 }  // namespace
@@ -490,8 +687,21 @@ void add_run_command(CLI::App& app, int& exit_code) {
                 "Keep the worker images dlcbench imports into docker and podman (reused by later runs of this binary)");
   cmd->add_flag("--allow-mismatch", o->allow_mismatch,
                 "Measure and compare even when environments differ in ways nobody asked for (the report marks it)");
-  cmd->callback([o, &exit_code] {
+  cmd->add_option("--resume", o->resume,
+                  "Continue the run in this folder (results/<run-id>): measure only the launches it lacks, with its "
+                  "recorded plan, and append to its files; give no other option but --keep-images");
+  cmd->callback([o, cmd, &exit_code] {
     try {
+      if (!o->resume.empty()) {
+        for (const CLI::Option* option : cmd->get_options())
+          if (option->count() > 0 && !allowed_with_resume(option->get_name()))
+            throw UsageError(fmt::format("{} cannot be given with --resume: a resumed run keeps the plan recorded in "
+                                         "{}/manifest.json, so that every launch measures the same thing. Leave out "
+                                         "{}, or start a new run without --resume for a different plan",
+                                         option->get_name(), o->resume, option->get_name()));
+        exit_code = resume_run(*o);
+        return;
+      }
       exit_code = run(*o, invocation());
     } catch (const UsageError& e) {
       std::cerr << "error: " << e.what() << "\n";

@@ -268,6 +268,10 @@ void add_worker_command(CLI::App& app, int& exit_code) {
       emit({{"type", "error"}, {"kind", "validation"}, {"message", e.what()}});
       std::cerr << "dlcbench worker: " << e.what() << "\n";
       exit_code = kExitFailure;
+    } catch (const IoError& e) {
+      emit({{"type", "error"}, {"kind", "io"}, {"message", e.what()}});
+      std::cerr << "dlcbench worker: " << e.what() << "\n";
+      exit_code = kExitFailure;
     } catch (const GpuError& e) {
       // No GPU, no driver, busy, out of memory: the case fails with the cause.
       emit({{"type", "error"}, {"kind", "gpu"}, {"message", e.what()}});

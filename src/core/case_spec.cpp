@@ -1,5 +1,9 @@
 #include "core/case_spec.h"
 
+#include <cstdint>
+#include <limits>
+#include <optional>
+
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -66,19 +70,48 @@ void to_json(nlohmann::json& j, const CaseSpec& c) {
   }
 }
 
+namespace {
+
+bool at_most(std::uint64_t value, std::uint64_t limit) { return value <= limit; }
+
+// A whole number of field `key` that fits Int. nlohmann converts a float
+// such as 1e300 to an int without a check, which is undefined behaviour; a
+// manifest is a file anyone can edit, so this is a type_error instead.
+template <class Int>
+Int whole_number(const nlohmann::json& j, const char* key, std::optional<Int> fallback = std::nullopt) {
+  const auto it = j.find(key);
+  if (it == j.end() && fallback) return *fallback;
+  const nlohmann::json& v = j.at(key);  // out_of_range naming the key when missing
+  constexpr auto max = static_cast<std::uint64_t>(std::numeric_limits<Int>::max());
+  bool fits = false;
+  if (v.is_number_unsigned()) {
+    fits = at_most(v.get<std::uint64_t>(), max);
+  } else if (v.is_number_integer()) {
+    const std::int64_t n = v.get<std::int64_t>();
+    fits = n < 0 ? std::numeric_limits<Int>::is_signed && n >= static_cast<std::int64_t>(std::numeric_limits<Int>::min())
+                 : at_most(static_cast<std::uint64_t>(n), max);
+  }
+  if (!fits)
+    throw nlohmann::json::type_error::create(
+        302, fmt::format("case field '{}' is {}, not a whole number in range", key, v.dump()), &j);
+  return v.is_number_unsigned() ? static_cast<Int>(v.get<std::uint64_t>()) : static_cast<Int>(v.get<std::int64_t>());
+}
+
+}  // namespace
+
 void from_json(const nlohmann::json& j, CaseSpec& c) {
   j.at("workload").get_to(c.workload);
   j.at("backend").get_to(c.backend);
   j.at("device").get_to(c.device);
-  j.at("batch").get_to(c.batch);
-  j.at("warmup").get_to(c.warmup);
-  j.at("iters").get_to(c.iters);
-  j.at("threads").get_to(c.threads);
-  c.seed = j.value("seed", std::uint64_t{42});
+  c.batch = whole_number<int>(j, "batch");
+  c.warmup = whole_number<int>(j, "warmup");
+  c.iters = whole_number<int>(j, "iters");
+  c.threads = whole_number<int>(j, "threads");
+  c.seed = whole_number<std::uint64_t>(j, "seed", std::uint64_t{42});
   c.input = j.value("input", std::string("memory"));
   c.variant = j.value("variant", std::string());
-  c.size = j.value("size", std::int64_t{0});
-  c.block = j.value("block", std::int64_t{0});
+  c.size = whole_number<std::int64_t>(j, "size", std::int64_t{0});
+  c.block = whole_number<std::int64_t>(j, "block", std::int64_t{0});
   c.io_mode = j.value("io_mode", std::string());
   c.io_target = j.value("io_target", std::string());
 }

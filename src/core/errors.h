@@ -22,6 +22,12 @@ struct EnvironmentUnavailable : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// Reading or writing a file failed while a benchmark ran (the disk filled
+// up, the device went away); the message names the file system and errno.
+struct IoError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
 // The GPU cannot run the case: no driver, no GPU, a driver older than the
 // CUDA runtime, a GPU busy in exclusive mode, or out of GPU memory. The
 // message names the cause and the fix; the run's other cases go on.

@@ -40,6 +40,11 @@ nlohmann::json environment_fingerprint();
 
 std::string self_executable_sha256();
 
+// How the process is confined, from /proc/self/status: seccomp mode
+// ("disabled", "strict", "filter"), no_new_privs, the effective capability
+// set (hex).
+nlohmann::json process_security();
+
 // The shared libraries mapped into this process, by file name and size (not
 // path: a container holds the same files elsewhere): their count and a
 // sha256 over the sorted list. Reading every file's content would cost

@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <iterator>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -49,13 +50,29 @@ void ResultsWriter::append(const nlohmann::json& record) {
 
 void ResultsWriter::sync() { ::fdatasync(fd_); }
 
-ResultsContent read_results(const std::filesystem::path& file) {
-  std::ifstream in(file);
+namespace {
+
+// The whole file, or std::runtime_error naming it.
+std::string read_whole_file(const std::filesystem::path& file) {
+  std::ifstream in(file, std::ios::binary);
   if (!in) throw std::runtime_error(fmt::format("cannot read {}", file.string()));
+  std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  if (in.bad()) throw std::runtime_error(fmt::format("cannot read {}: {}", file.string(), std::strerror(errno)));
+  return text;
+}
+
+}  // namespace
+
+ResultsContent read_results(const std::filesystem::path& file) { return parse_results_text(read_whole_file(file)); }
+
+ResultsContent parse_results_text(std::string_view text) {
   ResultsContent content;
-  std::string line;
-  std::size_t number = 0;
-  while (std::getline(in, line)) {
+  std::size_t number = 0, pos = 0;
+  while (pos < text.size()) {  // a final newline does not start another line
+    std::size_t end = text.find('\n', pos);
+    if (end == std::string_view::npos) end = text.size();
+    const std::string_view line = text.substr(pos, end - pos);
+    pos = end + 1;
     ++number;
     if (line.empty()) continue;
     auto j = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
@@ -87,12 +104,16 @@ void write_json_atomically(const std::filesystem::path& file, const nlohmann::js
 }
 
 nlohmann::json read_json_file(const std::filesystem::path& file) {
-  std::ifstream in(file);
-  if (!in) throw std::runtime_error(fmt::format("cannot read {}", file.string()));
+  return parse_json_text(read_whole_file(file), file.string());
+}
+
+nlohmann::json parse_json_text(std::string_view text, const std::string& source) {
   try {
-    return nlohmann::json::parse(in);
-  } catch (const nlohmann::json::parse_error& e) {
-    throw std::runtime_error(fmt::format("{} is not valid JSON: {}", file.string(), e.what()));
+    return nlohmann::json::parse(text);
+  } catch (const nlohmann::json::exception& e) {
+    // Not only parse_error: a number too large for a double is an
+    // out_of_range (found by fuzz/manifest_fuzzer.cpp).
+    throw std::runtime_error(fmt::format("{} is not valid JSON: {}", source, e.what()));
   }
 }
 

@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -38,10 +39,14 @@ struct ResultsContent {
   std::vector<std::size_t> bad_lines;
 };
 ResultsContent read_results(const std::filesystem::path& file);
+// The same from the file's text.
+ResultsContent parse_results_text(std::string_view text);
 
 // Writes JSON to a temporary file beside `file` and renames it into place,
 // so a reader never sees half a manifest.
 void write_json_atomically(const std::filesystem::path& file, const nlohmann::json& value);
 nlohmann::json read_json_file(const std::filesystem::path& file);
+// The same from the file's text; `source` names it in the error.
+nlohmann::json parse_json_text(std::string_view text, const std::string& source);
 
 }  // namespace dlcbench

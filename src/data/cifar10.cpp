@@ -1,5 +1,6 @@
 #include "data/cifar10.h"
 
+#include <algorithm>
 #include <array>
 #include <fstream>
 #include <string>
@@ -18,43 +19,48 @@ constexpr std::size_t kTrainingBatches = 5;
 
 }  // namespace
 
+Cifar10Split parse_cifar10_records(std::span<const std::uint8_t> bytes, const std::string& name) {
+  const std::size_t size = bytes.size();
+  if (size == 0)
+    throw DataError(fmt::format(
+        "{}: the file is empty; a CIFAR-10 binary batch is a sequence of {}-byte records (1 label "
+        "byte, then {} pixel bytes): fetch it again with `dlcbench data fetch cifar10`",
+        name, kCifar10RecordBytes, kCifar10ImageBytes));
+  if (size % kCifar10RecordBytes != 0)
+    throw DataError(fmt::format(
+        "{}: file size is {} bytes, not a multiple of the {}-byte record (1 label byte + {} pixel "
+        "bytes): {} whole records and {} bytes left over; the file is truncated, or not from the "
+        "binary version of CIFAR-10 (the Python and MATLAB versions are other formats)",
+        name, size, kCifar10RecordBytes, kCifar10ImageBytes, size / kCifar10RecordBytes,
+        size % kCifar10RecordBytes));
+
+  Cifar10Split s;
+  s.count = size / kCifar10RecordBytes;
+  s.images.resize(s.count * kCifar10ImageBytes);
+  s.labels.resize(s.count);
+  for (std::size_t i = 0; i < s.count; ++i) {
+    const std::uint8_t* record = bytes.data() + i * kCifar10RecordBytes;
+    s.labels[i] = record[0];
+    std::copy(record + 1, record + kCifar10RecordBytes, s.images.begin() + static_cast<std::ptrdiff_t>(i * kCifar10ImageBytes));
+    if (s.labels[i] > kMaxLabel)
+      throw DataError(fmt::format(
+          "{}: record {} (byte offset {}) has label {}, CIFAR-10 labels are 0..9: the file is "
+          "corrupt, or not CIFAR-10 (CIFAR-100's binary records have two label bytes)",
+          name, i, i * kCifar10RecordBytes, s.labels[i]));
+  }
+  return s;
+}
+
 Cifar10Split read_cifar10_file(const fs::path& file) {
   std::ifstream in(file, std::ios::binary);
   if (!in) throw DataError(fmt::format("{}: cannot open the file", file.string()));
   std::error_code ec;
   const auto size = fs::file_size(file, ec);
   if (ec) throw DataError(fmt::format("{}: cannot read its size: {}", file.string(), ec.message()));
-  if (size == 0)
-    throw DataError(fmt::format(
-        "{}: the file is empty; a CIFAR-10 binary batch is a sequence of {}-byte records (1 label "
-        "byte, then {} pixel bytes): fetch it again with `dlcbench data fetch cifar10`",
-        file.string(), kCifar10RecordBytes, kCifar10ImageBytes));
-  if (size % kCifar10RecordBytes != 0)
-    throw DataError(fmt::format(
-        "{}: file size is {} bytes, not a multiple of the {}-byte record (1 label byte + {} pixel "
-        "bytes): {} whole records and {} bytes left over; the file is truncated, or not from the "
-        "binary version of CIFAR-10 (the Python and MATLAB versions are other formats)",
-        file.string(), size, kCifar10RecordBytes, kCifar10ImageBytes, size / kCifar10RecordBytes,
-        size % kCifar10RecordBytes));
-
-  Cifar10Split s;
-  s.count = static_cast<std::size_t>(size / kCifar10RecordBytes);
-  s.images.resize(s.count * kCifar10ImageBytes);
-  s.labels.resize(s.count);
-  for (std::size_t i = 0; i < s.count; ++i) {
-    if (!in.read(reinterpret_cast<char*>(&s.labels[i]), 1) ||
-        !in.read(reinterpret_cast<char*>(s.images.data() + i * kCifar10ImageBytes),
-                 static_cast<std::streamsize>(kCifar10ImageBytes)))
-      throw DataError(fmt::format("{}: truncated while reading record {} (the file shrank while it "
-                                  "was read?)",
-                                  file.string(), i));
-    if (s.labels[i] > kMaxLabel)
-      throw DataError(fmt::format(
-          "{}: record {} (byte offset {}) has label {}, CIFAR-10 labels are 0..9: the file is "
-          "corrupt, or not CIFAR-10 (CIFAR-100's binary records have two label bytes)",
-          file.string(), i, i * kCifar10RecordBytes, s.labels[i]));
-  }
-  return s;
+  std::vector<std::uint8_t> bytes(size);
+  if (!in.read(reinterpret_cast<char*>(bytes.data()), static_cast<std::streamsize>(size)))
+    throw DataError(fmt::format("{}: truncated while reading it (the file shrank while it was read?)", file.string()));
+  return parse_cifar10_records(bytes, file.string());
 }
 
 Cifar10Split load_cifar10(const fs::path& dir, std::string_view split) {

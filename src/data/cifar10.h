@@ -8,6 +8,8 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -44,6 +46,10 @@ struct Cifar10Split {
 // Reads one binary batch file. Checks that it is readable, not empty, a
 // whole number of 3073-byte records, and that every label is 0..9.
 Cifar10Split read_cifar10_file(const std::filesystem::path& file);
+
+// The same checks on a batch file's bytes; `name` (the file) starts every
+// error.
+Cifar10Split parse_cifar10_records(std::span<const std::uint8_t> bytes, const std::string& name);
 
 // split: "train" (data_batch_1..5.bin, concatenated in that order) or "test"
 // (test_batch.bin). A missing file is reported with the folder and the

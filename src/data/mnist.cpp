@@ -1,5 +1,6 @@
 #include "data/mnist.h"
 
+#include <algorithm>
 #include <fstream>
 
 #include <fmt/format.h>
@@ -11,6 +12,7 @@ namespace {
 
 constexpr std::uint8_t kUnsignedByte = 0x08;
 constexpr std::size_t kMaxRank = 8;
+constexpr std::uint64_t kMaxElements = std::uint64_t{1} << 48;
 
 std::uint32_t big_endian(const unsigned char* p) {
   return (std::uint32_t{p[0]} << 24) | (std::uint32_t{p[1]} << 16) |
@@ -19,47 +21,57 @@ std::uint32_t big_endian(const unsigned char* p) {
 
 }  // namespace
 
+IdxArray parse_idx_ubyte(std::span<const std::uint8_t> bytes, std::size_t expected_rank, const std::string& name) {
+  const std::uint64_t size = bytes.size();
+  if (size < 4)
+    throw DataError(fmt::format("{}: truncated: shorter than the 4-byte magic number", name));
+  const std::uint8_t* magic = bytes.data();
+  if (magic[0] != 0 || magic[1] != 0)
+    throw DataError(fmt::format(
+        "{}: bad magic number {:02x}{:02x}{:02x}{:02x}: an IDX file starts with two zero bytes "
+        "(is it still gzip-compressed? then gunzip it)",
+        name, magic[0], magic[1], magic[2], magic[3]));
+  if (magic[2] != kUnsignedByte)
+    throw DataError(fmt::format("{}: magic number type code is 0x{:02x}, expected 0x08 (unsigned byte)", name,
+                                magic[2]));
+  if (magic[3] != expected_rank || expected_rank > kMaxRank)
+    throw DataError(fmt::format("{}: magic number says {} dimensions, expected {}", name, magic[3], expected_rank));
+
+  IdxArray a;
+  const std::uint64_t header = 4 + 4 * expected_rank;
+  for (std::size_t d = 0; d < expected_rank; ++d) {
+    if (size < 8 + 4 * d) throw DataError(fmt::format("{}: truncated in the size of dimension {}", name, d));
+    a.dims.push_back(big_endian(bytes.data() + 4 + 4 * d));
+  }
+  // Dimensions that multiply past 2^64 would wrap round, perhaps to the
+  // file's own size; no real file comes near kMaxElements.
+  std::uint64_t elements = 1;
+  for (const std::uint32_t dim : a.dims) {
+    if (dim != 0 && elements > kMaxElements / dim)
+      throw DataError(fmt::format("{}: the header's dimensions ({}) multiply to more than 2^48 bytes and the file "
+                                  "has {}: the header is corrupt",
+                                  name, fmt::join(a.dims, "x"), size));
+    elements *= dim;
+  }
+  if (size != header + elements)
+    throw DataError(fmt::format(
+        "{}: file size is {} bytes but the header's dimensions ({}) need {} bytes: the file is {}", name, size,
+        fmt::join(a.dims, "x"), header + elements,
+        size < header + elements ? "truncated" : "longer than its header says"));
+  a.values.assign(bytes.begin() + static_cast<std::ptrdiff_t>(header), bytes.end());
+  return a;
+}
+
 IdxArray read_idx_ubyte(const std::filesystem::path& file, std::size_t expected_rank) {
   std::ifstream in(file, std::ios::binary);
   if (!in) throw DataError(fmt::format("{}: cannot open the file", file.string()));
   std::error_code ec;
   const auto size = std::filesystem::file_size(file, ec);
   if (ec) throw DataError(fmt::format("{}: cannot read its size: {}", file.string(), ec.message()));
-
-  unsigned char magic[4];
-  if (!in.read(reinterpret_cast<char*>(magic), 4))
-    throw DataError(fmt::format("{}: truncated: shorter than the 4-byte magic number", file.string()));
-  if (magic[0] != 0 || magic[1] != 0)
-    throw DataError(fmt::format(
-        "{}: bad magic number {:02x}{:02x}{:02x}{:02x}: an IDX file starts with two zero bytes "
-        "(is it still gzip-compressed? then gunzip it)",
-        file.string(), magic[0], magic[1], magic[2], magic[3]));
-  if (magic[2] != kUnsignedByte)
-    throw DataError(fmt::format("{}: magic number type code is 0x{:02x}, expected 0x08 (unsigned byte)",
-                                file.string(), magic[2]));
-  if (magic[3] != expected_rank)
-    throw DataError(fmt::format("{}: magic number says {} dimensions, expected {}", file.string(),
-                                magic[3], expected_rank));
-
-  IdxArray a;
-  std::uint64_t elements = 1;
-  for (std::size_t d = 0; d < expected_rank && d < kMaxRank; ++d) {
-    unsigned char b[4];
-    if (!in.read(reinterpret_cast<char*>(b), 4))
-      throw DataError(fmt::format("{}: truncated in the size of dimension {}", file.string(), d));
-    a.dims.push_back(big_endian(b));
-    elements *= a.dims.back();
-  }
-  const std::uint64_t header = 4 + 4 * expected_rank;
-  if (size != header + elements)
-    throw DataError(fmt::format(
-        "{}: file size is {} bytes but the header's dimensions ({}) need {} bytes: the file is {}",
-        file.string(), size, fmt::join(a.dims, "x"), header + elements,
-        size < header + elements ? "truncated" : "longer than its header says"));
-  a.values.resize(elements);
-  if (!in.read(reinterpret_cast<char*>(a.values.data()), static_cast<std::streamsize>(elements)))
+  std::vector<std::uint8_t> bytes(size);
+  if (!in.read(reinterpret_cast<char*>(bytes.data()), static_cast<std::streamsize>(size)))
     throw DataError(fmt::format("{}: truncated while reading the data", file.string()));
-  return a;
+  return parse_idx_ubyte(bytes, expected_rank, file.string());
 }
 
 MnistSplit load_mnist(const std::filesystem::path& dir, std::string_view split) {

@@ -6,6 +6,8 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -19,6 +21,10 @@ struct IdxArray {
 // Reads an IDX file of unsigned bytes (type code 0x08) with `expected_rank`
 // dimensions.
 IdxArray read_idx_ubyte(const std::filesystem::path& file, std::size_t expected_rank);
+
+// The same from the file's bytes; `name` (the file) starts every error.
+// The product of the dimensions always equals values.size().
+IdxArray parse_idx_ubyte(std::span<const std::uint8_t> bytes, std::size_t expected_rank, const std::string& name);
 
 struct MnistSplit {
   std::size_t count = 0, rows = 0, cols = 0;

@@ -18,6 +18,13 @@ namespace {
 
 bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' || c == '\f'; }
 
+// A text of white space alone has no line to learn from: DataError.
+void require_words(const std::string& text, const fs::path& file) {
+  if (std::all_of(text.begin(), text.end(), is_space))
+    throw DataError(fmt::format("{}: the file is empty: it holds no words ({} bytes of white space)",
+                                file.string(), text.size()));
+}
+
 // The whole file as text. Missing, a directory, unreadable or holding no word
 // at all: DataError naming the file.
 std::string read_text_file(const fs::path& file) {
@@ -33,9 +40,7 @@ std::string read_text_file(const fs::path& file) {
   std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
   if (in.bad())
     throw DataError(fmt::format("{}: reading the file failed: {}", file.string(), std::strerror(errno)));
-  if (std::all_of(text.begin(), text.end(), is_space))
-    throw DataError(fmt::format("{}: the file is empty: it holds no words ({} bytes of white space)",
-                                file.string(), text.size()));
+  require_words(text, file);
   return text;
 }
 
@@ -171,15 +176,26 @@ TokenCorpus load_ptb_format(const fs::path& location, std::size_t vocabulary_lim
           "--data at a folder holding {}, {} and {}",
           name, dir.string(), kPtbFiles[0], kPtbFiles[1], kPtbFiles[2]));
 
-  TokenCorpus c;
+  const std::string train_text = read_text_file(dir / kPtbFiles[0]);
+  const std::string valid_text = read_text_file(dir / kPtbFiles[1]);
+  const std::string test_text = read_text_file(dir / kPtbFiles[2]);
+  TokenCorpus c = parse_ptb_texts(train_text, valid_text, test_text, dir, vocabulary_limit);
   c.name = dataset_label(dir) == kBrownPtbFormatName ? std::string(kBrownPtbFormatName) : "ptb";
   c.source = fs::absolute(dir).string();
-  const fs::path train_file = dir / kPtbFiles[0];
-  const std::string train_text = read_text_file(train_file);
+  return c;
+}
+
+TokenCorpus parse_ptb_texts(const std::string& train_text, const std::string& valid_text,
+                            const std::string& test_text, const fs::path& dir, std::size_t vocabulary_limit) {
+  const fs::path train_file = dir / kPtbFiles[0], valid_file = dir / kPtbFiles[1], test_file = dir / kPtbFiles[2];
+  require_words(train_text, train_file);
+  require_words(valid_text, valid_file);
+  require_words(test_text, test_file);
+  TokenCorpus c;
   c.vocab = Vocabulary::from_counts(count_words(train_text), vocabulary_limit, train_file.string());
   c.train = tokenize_text(train_text, train_file, c.vocab);
-  c.valid = tokenize_file(dir / kPtbFiles[1], c.vocab);
-  c.test = tokenize_file(dir / kPtbFiles[2], c.vocab);
+  c.valid = tokenize_text(valid_text, valid_file, c.vocab);
+  c.test = tokenize_text(test_text, test_file, c.vocab);
   return c;
 }
 

@@ -92,6 +92,13 @@ struct TokenCorpus {
 TokenCorpus load_ptb_format(const std::filesystem::path& location,
                             std::size_t vocabulary_limit = kPtbVocabularyLimit);
 
+// The corpus from the contents of the three files in `dir` (named in
+// errors), with the checks load_ptb_format() makes; name and source are
+// left for the caller. A text without a word is a DataError.
+TokenCorpus parse_ptb_texts(const std::string& train_text, const std::string& valid_text,
+                            const std::string& test_text, const std::filesystem::path& dir,
+                            std::size_t vocabulary_limit = kPtbVocabularyLimit);
+
 // A token stream laid out for truncated back-propagation through time, as
 // the PyTorch word_language_model example's batchify() does: the stream is
 // cut into `batch` contiguous chunks of `steps` tokens (the tail that does not

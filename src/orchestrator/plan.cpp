@@ -4,6 +4,7 @@
 #include <numeric>
 #include <random>
 #include <sstream>
+#include <stdexcept>
 
 #include <fmt/format.h>
 
@@ -147,6 +148,47 @@ void to_json(nlohmann::json& j, const Plan& p) {
   j["case_timeout_seconds"] = p.case_timeout_seconds;
   j["baseline"] = p.baseline;
   j["allow_mismatch"] = p.allow_mismatch;
+}
+
+Plan plan_from_json(const nlohmann::json& j) {
+  if (!j.is_object()) throw std::runtime_error("the manifest has no plan");
+  Plan p;
+  try {
+    for (const auto& c : j.at("cases")) {
+      CaseSpec spec = c.get<CaseSpec>();
+      const std::string recorded = c.at("id").get<std::string>();
+      if (spec.id() != recorded)
+        throw std::runtime_error(fmt::format("case {} is identified as {} by this dlcbench", recorded, spec.id()));
+      p.cases.push_back(std::move(spec));
+    }
+    // Each label as recorded, "#2" suffixes included, so labels match results.jsonl.
+    for (const auto& e : j.at("environments")) p.environments.push_back(parse_environment_request(e.get<std::string>()));
+    // Rounds as whole numbers in range: nlohmann would convert 1e300 to an int unchecked.
+    auto rounds = [&](const char* key, bool required) {
+      if (!required && !j.contains(key)) return 0;
+      const auto& v = j.at(key);
+      if (!v.is_number_integer() || v.get<std::int64_t>() < 0 || v.get<std::int64_t>() > 1'000'000)
+        throw std::runtime_error(fmt::format("the manifest's plan has {} = {}, not a number of rounds", key, v.dump()));
+      return static_cast<int>(v.get<std::int64_t>());
+    };
+    p.runs = rounds("runs", true);
+    p.until_cv = j.value("until_cv", 0.0);
+    p.max_runs = rounds("max_runs", false);
+    if (!j.at("seed").is_number_integer())
+      throw std::runtime_error("the manifest's plan has a seed that is not a whole number");
+    p.seed = j.at("seed").get<std::uint64_t>();
+    p.data = j.at("data").get<std::string>();
+    p.case_timeout_seconds = j.at("case_timeout_seconds").get<double>();
+    p.baseline = j.at("baseline").get<std::string>();
+    p.allow_mismatch = j.value("allow_mismatch", false);
+  } catch (const nlohmann::json::exception& e) {
+    throw std::runtime_error(fmt::format("the manifest's plan cannot be read: {}", e.what()));
+  } catch (const UsageError& e) {
+    throw std::runtime_error(fmt::format("the manifest's plan is not valid for this dlcbench: {}", e.what()));
+  }
+  if (p.cases.empty() || p.environments.empty() || p.runs < 1)
+    throw std::runtime_error("the manifest's plan has no cases, no environments or no rounds");
+  return p;
 }
 
 }  // namespace dlcbench

@@ -1,6 +1,7 @@
 // What a `dlcbench run` will measure: cases x environments x rounds.
 #pragma once
 
+#include <compare>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -72,5 +73,18 @@ std::vector<std::vector<std::size_t>> round_orders(std::size_t environments, int
                                                    std::uint64_t seed);
 
 void to_json(nlohmann::json& j, const Plan& p);
+// The plan as a manifest recorded it (`run --resume`). Throws
+// std::runtime_error naming what is missing or no longer valid, e.g. a case
+// whose id this version computes differently (its records would not match).
+Plan plan_from_json(const nlohmann::json& j);
+
+// One launch of the plan: a case in an environment in a round. Results
+// records carry the same three keys ("round", "case", "env").
+struct LaunchKey {
+  int round = 0;
+  std::string case_id;
+  std::string env;
+  auto operator<=>(const LaunchKey&) const = default;
+};
 
 }  // namespace dlcbench

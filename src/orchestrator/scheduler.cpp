@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <map>
 
 #include <fmt/format.h>
 
@@ -37,6 +38,27 @@ struct LaunchOutcome {
   std::string instance;  // what cleanup() must remove after a failure
   std::string error;     // the worker's own "error" line: its kind and message
 };
+
+// A failed launch in words: the worker's own error line where it printed
+// one, and what a bare exit status means where it did not.
+std::string failure_cause(const LaunchOutcome& launched, ScheduledEnvironment& env, int measured, int expected) {
+  const ProcessResult& result = launched.result;
+  if (result.ok()) return fmt::format("worker exited normally but printed {} of {} samples", measured, expected);
+  if (!launched.error.empty()) return fmt::format("{} ({} {})", launched.error, launched.what, result.describe());
+  std::string cause = launched.what + " " + result.describe();
+  // A container engine's client passes on 128 + signal of what ran inside.
+  if (result.exit_code == 137 && env.environment->name() != "host") {
+    const auto options = env.environment->describe().value("options", nlohmann::json::object());
+    const std::string limit =
+        options.contains("memory_bytes")
+            ? fmt::format(" of {:.0f} MiB", options["memory_bytes"].get<double>() / (1 << 20))
+            : "";
+    cause += fmt::format(": SIGKILL inside the container, from the kernel's OOM killer under the container's memory "
+                         "limit{} or from outside (e.g. `{} kill`)",
+                         limit, env.environment->name());
+  }
+  return cause;
+}
 
 // Adds the orchestrator's keys to a worker line; a worker never prints them.
 nlohmann::json tag(nlohmann::json record, const std::string& env, int round, const CaseSpec& spec) {
@@ -139,7 +161,10 @@ ScheduleResult run_schedule(const Plan& plan, std::vector<ScheduledEnvironment>&
   const auto orders = round_orders(environments.size(), most_rounds, plan.seed);
   const int per_round = static_cast<int>(plan.cases.size() * environments.size());
   int rounds = plan.runs;
-  int total = rounds * per_round;
+  // Measured by an earlier session of this run (--resume), per round.
+  std::map<int, int> measured_in_round;
+  for (const auto& key : options.already_measured) ++measured_in_round[key.round];
+  int total = rounds * per_round - static_cast<int>(options.already_measured.size());
   // Run values by case x environment, for --until-cv.
   std::vector<std::vector<double>> run_values(plan.cases.size() * environments.size());
   std::vector<int> consecutive_failures(environments.size(), 0);
@@ -148,12 +173,14 @@ ScheduleResult run_schedule(const Plan& plan, std::vector<ScheduledEnvironment>&
   };
   Stopwatch clock;
   int done = 0;
+  // The launch's place in the whole plan: names its container alike in every session.
+  int position = 0;
 
   for (int round = 1; round <= rounds; ++round) {
     outcome.rounds = round;
     nlohmann::json order = nlohmann::json::array();
     for (auto i : orders[static_cast<std::size_t>(round - 1)]) order.push_back(environments[i].label);
-    results.append({{"type", "round"}, {"round", round}, {"order", order}});
+    if (measured_in_round[round] < per_round) results.append({{"type", "round"}, {"round", round}, {"order", order}});
 
     for (std::size_t case_index = 0; case_index < plan.cases.size(); ++case_index) {
       const CaseSpec& spec = plan.cases[case_index];
@@ -163,13 +190,15 @@ ScheduleResult run_schedule(const Plan& plan, std::vector<ScheduledEnvironment>&
           return outcome;
         }
         ScheduledEnvironment& env = environments[index];
+        ++position;
+        if (options.already_measured.count({round, spec.id(), env.label})) continue;
         ++done;
         if (!env.unavailable.empty()) continue;
 
         if (options.progress)
           options.progress({round, rounds, spec.id(), env.label, done - 1, total,
                             done > 1 ? clock.seconds() / (done - 1) * (total - done + 1) : -1.0});
-        const std::string instance = instance_name(options.run_id, env.label, round, done);
+        const std::string instance = instance_name(options.run_id, env.label, round, position);
         Stopwatch wall;
         const LaunchOutcome launched = spec.workload == kStartupWorkload
                                            ? time_starts(plan, spec, env, instance, round, results, options)
@@ -191,12 +220,7 @@ ScheduleResult run_schedule(const Plan& plan, std::vector<ScheduledEnvironment>&
                                         {"exit_code", result.exit_code},
                                         {"signal", result.signal}};
         if (!ok) {
-          launch_record["cause"] = result.ok()
-                                       ? fmt::format("worker exited normally but printed {} of {} samples",
-                                                     measured, spec.iters)
-                                       : launched.error.empty()
-                                           ? launched.what + " " + result.describe()
-                                           : fmt::format("{} ({} {})", launched.error, launched.what, result.describe());
+          launch_record["cause"] = failure_cause(launched, env, measured, spec.iters);
           launch_record["stderr_tail"] = tail(result.stderr_tail, kStderrInResults);
           env.environment->cleanup(launched.instance);
         }

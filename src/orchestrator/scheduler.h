@@ -7,6 +7,7 @@
 #include <atomic>
 #include <functional>
 #include <memory>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -41,6 +42,9 @@ struct ScheduleOptions {
   int max_consecutive_failures = 3;
   // Before each launch, for a live progress line on a terminal.
   std::function<void(const Progress&)> progress;
+  // `run --resume`: launches an earlier session measured; they are skipped
+  // (a round they fill entirely is not announced again).
+  std::set<LaunchKey> already_measured;
 };
 
 struct ScheduleResult {

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
-#include <set>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -96,7 +95,10 @@ std::optional<std::uint64_t> parse_byte_size(const std::string& text) {
 }
 
 std::optional<std::vector<int>> parse_cpu_list(const std::string& text) {
-  std::set<int> cpus;
+  // Ranges are collected and merged, not expanded one CPU at a time: a list
+  // repeating "0-65535" hundreds of times once took minutes (found by
+  // fuzz/environment_options_fuzzer.cpp).
+  std::vector<std::pair<int, int>> ranges;
   std::stringstream in(text);
   std::string item;
   if (text.empty() || text.back() == ',') return std::nullopt;
@@ -111,9 +113,13 @@ std::optional<std::vector<int>> parse_cpu_list(const std::string& text) {
     auto first = number(item.substr(0, dash));
     auto last = dash == std::string::npos ? first : number(item.substr(dash + 1));
     if (!first || !last || *last < *first) return std::nullopt;
-    for (int c = *first; c <= *last; ++c) cpus.insert(c);
+    ranges.emplace_back(*first, *last);
   }
-  return std::vector<int>(cpus.begin(), cpus.end());
+  std::sort(ranges.begin(), ranges.end());
+  std::vector<int> cpus;
+  for (const auto& [first, last] : ranges)
+    for (int c = cpus.empty() ? first : std::max(first, cpus.back() + 1); c <= last; ++c) cpus.push_back(c);
+  return cpus;
 }
 
 ContainerOptions parse_container_options(const std::string& env, const std::map<std::string, std::string>& options) {

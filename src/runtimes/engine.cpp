@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <sstream>
 
 #include <fmt/format.h>
 
@@ -149,6 +150,26 @@ class EngineEnvironment : public Environment {
     capture_output(global({"rm", "--force", instance}), 60);
   }
 
+  std::vector<std::string> remove_leftovers() override {
+    // A session killed with SIGKILL cannot remove its containers; each
+    // carries the run id as a label, so they are found by it.
+    auto listed = capture_output(
+        global({"ps", "--all", "--filter", "label=dlcbench.run=" + context_.run_id, "--format", "{{.Names}}"}), 60);
+    if (!listed.result.ok())
+      throw std::runtime_error(fmt::format("{} ps failed: {}", flavour_.name, first_line(listed.result.stderr_tail)));
+    std::vector<std::string> removed;
+    std::stringstream names(listed.out);
+    for (std::string name; std::getline(names, name);) {
+      if (name.empty()) continue;
+      auto rm = capture_output(global({"rm", "--force", name}), 60);
+      if (!rm.result.ok())
+        throw std::runtime_error(fmt::format("{} rm --force {} failed: {}", flavour_.name, name,
+                                             first_line(rm.result.stderr_tail)));
+      removed.push_back(name);
+    }
+    return removed;
+  }
+
   void finish() override {
     // An image imported for this run goes with it, unless asked to keep it;
     // one that was already there stays.
@@ -279,7 +300,10 @@ class EngineEnvironment : public Environment {
     const std::string tag =
         fmt::format("{}:{}", context_.noop_only ? "dlcbench-noop" : "dlcbench-worker", content.content_id.substr(0, 16));
     const std::string local_tag = flavour_.name == "podman" ? "localhost/" + tag : tag;
-    if (image_exists(local_tag)) return local_tag;
+    if (image_exists(local_tag)) {
+      imported_now_ = context_.adopt_image;  // a killed session of this run imported it
+      return local_tag;
+    }
 
     ScratchDir scratch("dlcbench-image");
     const fs::path tar = scratch.path() / "rootfs.tar";

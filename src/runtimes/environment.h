@@ -85,6 +85,10 @@ struct EnvironmentContext {
   std::vector<ImageExtra> image_extras;
   // The plan has GPU cases: containers get the GPU (runtimes/gpu_access.h).
   bool gpu = false;
+  // `run --resume` of a run that imported its own image and was killed
+  // before removing it: the image found in the store is that run's, so it
+  // goes at the end as it would have (unless keep_images).
+  bool adopt_image = false;
 };
 
 class Environment {
@@ -102,6 +106,9 @@ class Environment {
   virtual void cleanup(const std::string& /*instance*/) {}
   // Removes what prepare() made for this run only (bundles, scratch files).
   virtual void finish() {}
+  // `run --resume`: removes what a killed session of this run (same run id)
+  // left running, e.g. containers, and returns their names.
+  virtual std::vector<std::string> remove_leftovers() { return {}; }
   // Runtime version, image, command template: recorded in the manifest.
   virtual nlohmann::json describe() const = 0;
 };

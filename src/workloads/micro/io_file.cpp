@@ -348,7 +348,10 @@ void ScratchFile::io_error(const char* what, std::int64_t offset, int err) const
                        "try block=4096{})",
                        block_bytes_, or_buffered_);
   }
-  throw std::runtime_error(fmt::format("{}: {} the scratch file in {} ({} on {}) failed at offset {}: {}{}",
+  if (err == ENOSPC || err == EDQUOT)
+    hint = " (the file system filled up while the benchmark ran, after the check of free space before it: "
+           "free some space or give a folder on another file system with --path)";
+  throw IoError(fmt::format("{}: {} the scratch file in {} ({} on {}) failed at offset {}: {}{}",
                                        benchmark_, what, dir_.string(), fs_.type,
                                        fs_.mount_source.empty() ? "?" : fs_.mount_source, offset, errno_text(err),
                                        hint));

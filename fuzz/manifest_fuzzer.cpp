@@ -1,0 +1,43 @@
+// The manifest reader: any text gives the run's plan, every field of the
+// type analyze() needs, or an error naming the field. Environment labels and
+// case specs are then parsed as `dlcbench report` and `run --resume` do.
+#include "analysis/run_records.h"
+#include "core/errors.h"
+#include "core/results_file.h"
+#include "fuzz_targets.h"
+#include "runtimes/container_options.h"
+#include "runtimes/environment.h"
+
+namespace dlcbench::fuzz {
+
+void manifest(Input input) {
+  nlohmann::json manifest;
+  try {
+    manifest = parse_json_text(as_text(input), "manifest.json");
+  } catch (const std::runtime_error&) {
+    return;  // not JSON: the report says so, naming the file
+  }
+  ManifestPlan plan;
+  try {
+    plan = read_manifest_plan(manifest);
+  } catch (const DataError&) {
+    return;
+  }
+  for (const auto& label : plan.environments) {
+    try {
+      const EnvironmentRequest r = parse_environment_request(label);
+      expect(r.text == label, "an environment keeps its label");
+      fields_changed_by(r.options);
+    } catch (const UsageError&) {
+    }
+  }
+  for (const auto& c : plan.cases) {
+    expect(c.spec.workload == c.workload, "a case keeps its workload");
+    (void)c.spec.id();  // what `run --resume` compares with the recorded id
+    (void)c.spec.worker_args();
+  }
+}
+
+}  // namespace dlcbench::fuzz
+
+DLCBENCH_FUZZ_ENTRY(dlcbench::fuzz::manifest)

@@ -1,0 +1,61 @@
+// What analyze() takes from a run's two files, read field by field with the
+// types checked: manifest.json's plan, and each record of results.jsonl.
+// A field of the wrong type or out of range is a DataError naming the field,
+// never a JSON library exception or a number converted out of range. Kept
+// apart from the statistics so the readers link on their own (fuzz/).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/case_spec.h"
+
+namespace dlcbench {
+
+struct PlannedCase {
+  std::string id;
+  std::string workload;  // "" when the manifest has none
+  CaseSpec spec;         // as recorded; when incomplete, only its workload is set
+};
+
+struct ManifestPlan {
+  int schema_version = 1;
+  std::string status = "unknown";  // "completed", "interrupted", "running", ...
+  std::string baseline = "host";
+  std::vector<std::string> environments;  // labels, in the plan's order
+  bool allow_mismatch = false;
+  std::vector<PlannedCase> cases;
+};
+
+// Throws DataError naming the field for a manifest without a plan, or with
+// a field of the wrong type.
+ManifestPlan read_manifest_plan(const nlohmann::json& manifest);
+
+// One line of results.jsonl. Fields a record lacks keep these defaults.
+struct ResultRecord {
+  std::string type;                      // "sample", "launch", "fingerprint", "environment_unavailable", ...
+  std::optional<std::string> case_id;    // absent, or not a string: the record names no case
+  std::optional<std::string> env;
+  int round = 0;
+  std::string reason;                    // environment_unavailable / environment_dropped
+  // sample
+  double seconds = 0;                    // finite, not negative
+  std::string phase;                     // "warmup" or the measured phase
+  std::optional<double> work, loss;
+  // launch
+  bool ok = false;
+  std::string cause = "failed";
+  // fingerprint
+  std::string dataset = "?";
+  bool in_container = false;
+  std::string fs_type;
+};
+
+// Throws DataError naming the field; a sample without finite, non-negative
+// seconds is one.
+ResultRecord read_result_record(const nlohmann::json& record);
+
+}  // namespace dlcbench

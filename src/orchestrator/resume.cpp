@@ -1,0 +1,109 @@
+#include "orchestrator/resume.h"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "core/errors.h"
+
+namespace dlcbench {
+namespace {
+
+// The launch a record belongs to, if it carries all three keys.
+bool launch_key_of(const nlohmann::json& r, LaunchKey& key) {
+  const auto round = r.find("round"), case_id = r.find("case"), env = r.find("env");
+  if (round == r.end() || case_id == r.end() || env == r.end() || !round->is_number_integer() ||
+      !case_id->is_string() || !env->is_string())
+    return false;
+  key = {round->get<int>(), case_id->get<std::string>(), env->get<std::string>()};
+  return true;
+}
+
+}  // namespace
+
+int recorded_rounds(const Plan& plan, const std::vector<nlohmann::json>& records) {
+  if (!(plan.until_cv > 0) || plan.max_runs <= plan.runs) return plan.runs;
+  int highest = plan.runs;
+  for (const auto& r : records) {
+    const auto round = r.find("round");
+    if (round != r.end() && round->is_number_integer()) highest = std::max(highest, round->get<int>());
+  }
+  return std::min(highest, plan.max_runs);
+}
+
+ResumeState find_missing_launches(const Plan& plan, const std::vector<std::vector<std::size_t>>& round_orders,
+                                  const std::vector<nlohmann::json>& records) {
+  ResumeState state;
+  state.rounds = recorded_rounds(plan, records);
+  // Per launch: lines since its last launch record (or since a resume).
+  std::set<LaunchKey> unfinished, failed;
+  for (const auto& r : records) {
+    const std::string type = r.value("type", "");
+    if (type == "resume") {
+      unfinished.clear();  // cut off before an earlier resume, which already discarded them
+      continue;
+    }
+    LaunchKey key;
+    if (!launch_key_of(r, key)) continue;
+    if (type == "launch") {
+      unfinished.erase(key);
+      if (r.value("ok", false)) state.measured.insert(key);
+      else failed.insert(key);
+    } else {
+      unfinished.insert(key);
+    }
+  }
+  for (int round = 1; round <= state.rounds; ++round) {
+    const auto& order = round_orders.at(static_cast<std::size_t>(round - 1));
+    for (const auto& spec : plan.cases) {
+      for (const std::size_t index : order) {
+        LaunchKey key{round, spec.id(), plan.environments.at(index).text};
+        if (state.measured.count(key)) continue;
+        if (unfinished.count(key)) state.cut_off.push_back(key);
+        else if (failed.count(key)) state.failed.push_back(key);
+        state.missing.push_back(std::move(key));
+      }
+    }
+  }
+  return state;
+}
+
+std::string binary_difference(const nlohmann::json& manifest, const std::string& this_binary_sha256) {
+  const std::string recorded =
+      manifest.value(nlohmann::json::json_pointer("/orchestrator/binary_sha256"), std::string());
+  if (recorded.empty())
+    return "the manifest does not record the sha256 of the dlcbench binary that started the run, so this one cannot "
+           "be shown to measure the same bits";
+  if (recorded != this_binary_sha256)
+    return fmt::format("the run was started by a dlcbench binary with sha256 {}, this one has {}: a resumed run must "
+                       "measure with the same bits. Resume it with the binary that started it, or start a new run",
+                       recorded, this_binary_sha256);
+  return "";
+}
+
+RunFolderLock::RunFolderLock(const std::filesystem::path& dir) {
+  fd_ = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd_ < 0) throw UsageError(fmt::format("cannot open {}: {}", dir.string(), std::strerror(errno)));
+  if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+    const int error = errno;
+    ::close(fd_);
+    fd_ = -1;
+    if (error == EWOULDBLOCK)
+      throw UsageError(fmt::format("{} is in use by a dlcbench run that is still going: wait for it to end (or stop "
+                                   "it) before resuming",
+                                   dir.string()));
+    throw UsageError(fmt::format("cannot lock {}: {}", dir.string(), std::strerror(error)));
+  }
+}
+
+RunFolderLock::~RunFolderLock() {
+  if (fd_ >= 0) ::close(fd_);  // releases the lock
+}
+
+}  // namespace dlcbench

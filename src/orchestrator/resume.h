@@ -1,0 +1,65 @@
+// `dlcbench run --resume DIR`: what an interrupted, killed or partly failed
+// run still has to measure, and whether it may be continued at all.
+//
+// A launch counts as measured only when results.jsonl holds a successful
+// "launch" record for its (round, case, environment). Everything else is
+// measured again, in the recorded round orders, into the same files:
+// launches never started, launches that failed, and launches cut off by a
+// kill (samples but no launch record). Before the new session's lines the
+// resume appends one "resume" record; the analysis drops every launch still
+// unfinished at that record, so samples of a cut-off launch never count
+// twice (see analysis.cpp).
+#pragma once
+
+#include <filesystem>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "orchestrator/plan.h"
+
+namespace dlcbench {
+
+struct ResumeState {
+  // Rounds the resumed run covers: the plan's --runs, or with --until-cv the
+  // rounds the earlier sessions reached (resuming adds no rounds).
+  int rounds = 0;
+  std::set<LaunchKey> measured;  // a successful launch record: not run again
+  // In the order the uninterrupted run would have launched them: round by
+  // round, case by case, environments in the round's recorded order.
+  std::vector<LaunchKey> missing;
+  std::vector<LaunchKey> cut_off;  // samples without a launch record (killed)
+  std::vector<LaunchKey> failed;   // a launch record, none of them ok
+};
+
+// Pure: from the plan, its recorded round orders (indices into
+// plan.environments, one list per round) and the records of results.jsonl.
+ResumeState find_missing_launches(const Plan& plan, const std::vector<std::vector<std::size_t>>& round_orders,
+                                  const std::vector<nlohmann::json>& records);
+
+// The rounds of the plan: recorded "round" records and launch records beyond
+// plan.runs count only for --until-cv runs, up to their --max-runs.
+int recorded_rounds(const Plan& plan, const std::vector<nlohmann::json>& records);
+
+// Why the manifest's run cannot be continued by this binary, or "" when it
+// can: the sha256 of the orchestrator that started it differs from
+// `this_binary_sha256` (a resumed run must measure the same bits).
+std::string binary_difference(const nlohmann::json& manifest, const std::string& this_binary_sha256);
+
+// An exclusive lock on the run folder, held while a run (first session or
+// resumed) writes to it, so a second `--resume` cannot append to a run that
+// is still going. The kernel drops it when the process dies, even by SIGKILL.
+class RunFolderLock {
+ public:
+  explicit RunFolderLock(const std::filesystem::path& dir);  // throws UsageError if held
+  ~RunFolderLock();
+  RunFolderLock(const RunFolderLock&) = delete;
+  RunFolderLock& operator=(const RunFolderLock&) = delete;
+
+ private:
+  int fd_ = -1;
+};
+
+}  // namespace dlcbench

@@ -1,0 +1,111 @@
+// Parsing of environment labels ("docker:cpus=1,memory=4g", "host#2") and
+// of --envs: kept apart from the runtimes that launch containers, so the
+// parser links on its own (the fuzz targets in fuzz/ build it alone).
+#include "runtimes/environment.h"
+
+#include <algorithm>
+#include <cctype>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "core/errors.h"
+#include "runtimes/container_options.h"
+
+namespace dlcbench {
+namespace {
+
+bool is_environment_name(const std::string& name) {
+  const auto names = environment_names();
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+[[noreturn]] void unknown_environment(const std::string& name) {
+  throw UsageError(fmt::format("unknown environment '{}': valid environments are {}", name,
+                               fmt::join(environment_names(), ", ")));
+}
+
+}  // namespace
+
+std::vector<std::string> environment_names() { return {"host", "docker", "podman", "runc", "crun"}; }
+
+// "host#2": the second of two identical environments (`--envs host,host`).
+std::string without_copy_suffix(const std::string& text) {
+  const auto hash = text.rfind('#');
+  if (hash == std::string::npos || hash + 1 == text.size()) return text;
+  for (std::size_t i = hash + 1; i < text.size(); ++i)
+    if (!std::isdigit(static_cast<unsigned char>(text[i]))) return text;
+  return text.substr(0, hash);
+}
+
+EnvironmentRequest parse_environment_request(const std::string& label) {
+  EnvironmentRequest r;
+  r.text = label;
+  const std::string text = without_copy_suffix(label);
+  const auto colon = text.find(':');
+  r.name = text.substr(0, colon);
+  if (!is_environment_name(r.name)) unknown_environment(r.name);
+  if (colon != std::string::npos) {
+    std::stringstream rest(text.substr(colon + 1));
+    std::string item, last_key;
+    while (std::getline(rest, item, ',')) {
+      const auto eq = item.find('=');
+      const std::string key = item.substr(0, eq);
+      if (eq == std::string::npos && last_key == "cpuset" && parse_cpu_list(item)) {
+        r.options[last_key] += "," + item;  // "cpuset=0-3,6"
+        continue;
+      }
+      if (eq == std::string::npos || key.empty())
+        throw UsageError(fmt::format("environment option '{}' in '{}' is not key=value", item, text));
+      if (r.options.count(key))
+        throw UsageError(fmt::format("environment option '{}' is given twice in '{}'", key, text));
+      r.options[key] = item.substr(eq + 1);
+      last_key = key;
+    }
+  }
+  // Validates every key and value now, before anything is measured.
+  parse_container_options(r.name, r.options);
+  return r;
+}
+
+std::vector<EnvironmentRequest> parse_environment_list(const std::string& text) {
+  std::vector<std::string> groups;
+  std::stringstream in(text);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    if (item.empty()) continue;
+    const std::string name = item.substr(0, item.find(':'));
+    const auto colon = item.find(':'), eq = item.find('=');
+    // "memory=4g" continues the environment before it; "name" or
+    // "name:key=value" starts one.
+    const bool starts_environment = groups.empty() || eq == std::string::npos ||
+                                    (colon != std::string::npos && colon < eq);
+    if (starts_environment) {
+      // A new environment; a bare word that is none is an unknown name,
+      // unless it continues a CPU list ("cpuset=0-3,6").
+      if (!is_environment_name(name) && !groups.empty() && parse_cpu_list(item) &&
+          groups.back().find("cpuset=") != std::string::npos) {
+        groups.back() += "," + item;
+        continue;
+      }
+      groups.push_back(item);
+    } else {
+      groups.back() += (groups.back().find(':') == std::string::npos ? ":" : ",") + item;
+    }
+  }
+  // The same environment twice is measured twice, as "host" and "host#2":
+  // the null experiment, whose overhead must come out as none.
+  std::vector<EnvironmentRequest> requests;
+  for (const auto& g : groups) {
+    int copies = 0;
+    for (const auto& existing : requests) copies += without_copy_suffix(existing.text) == g;
+    if (g.find('#') != std::string::npos && without_copy_suffix(g) != g)
+      throw UsageError(fmt::format("environment '{}': '#N' is how dlcbench labels repeats; list the environment "
+                                   "again instead",
+                                   g));
+    requests.push_back(parse_environment_request(copies ? fmt::format("{}#{}", g, copies + 1) : g));
+  }
+  return requests;
+}
+
+}  // namespace dlcbench

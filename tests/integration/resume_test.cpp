@@ -1,0 +1,215 @@
+// `dlcbench run --resume DIR`: a run killed with SIGKILL in the middle of a
+// launch is continued in the same folder; every launch ends up measured
+// exactly once, the report covers both sessions, and a resume with another
+// binary, another plan or nothing left to do is refused or says so.
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <set>
+#include <thread>
+
+#include <fmt/format.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "../unit/test_files.h"
+#include "core/process.h"
+#include "core/results_file.h"
+#include "test_support.h"
+
+namespace dlcbench {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::AllOf;
+using ::testing::HasSubstr;
+using json = nlohmann::json;
+using testing::TempDir;
+
+constexpr int kRuns = 3;
+constexpr int kIters = 10;
+
+std::vector<std::string> small_run(const fs::path& out, const std::string& envs) {
+  return {"run",     "--workloads", "gemm/sgemm:n=64,fcn5", "--batch", "8",       "--runs", std::to_string(kRuns),
+          "--iters", std::to_string(kIters), "--warmup", "1", "--data", "synthetic", "--threads", "1",
+          "--envs",  envs,          "--seed", "11",         "--out",   out.string()};
+}
+
+// Records written so far; a last line being written is skipped.
+std::vector<json> records_so_far(const fs::path& out) {
+  if (!fs::exists(out)) return {};
+  for (const auto& d : fs::directory_iterator(out))
+    if (fs::exists(d.path() / "results.jsonl")) return read_results(d.path() / "results.jsonl").records;
+  return {};
+}
+
+// A launch has finished, and the next one in `env` has printed samples:
+// killing now leaves that launch cut off (samples but no launch record).
+bool mid_launch_after_a_finished_one(const std::vector<json>& records, const std::string& env) {
+  bool finished = false, sampling = false;
+  for (const auto& r : records) {
+    const std::string type = r.value("type", "");
+    if (type == "launch") {
+      finished = true;
+      sampling = false;
+    } else if (type == "sample" && r.value("env", "") == env) {
+      sampling = finished;
+    }
+  }
+  return sampling;
+}
+
+// Starts the run and kills it with SIGKILL in the middle of a launch in `env`.
+fs::path start_and_kill(const TempDir& dir, const std::string& envs, const std::string& env) {
+  const fs::path out = dir / "res";
+  const pid_t pid = testing::spawn_dlcbench(small_run(out, envs), dir / "log");
+  bool caught = false;
+  for (int i = 0; i < 60000 && !caught; ++i) {  // up to about 5 minutes
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    caught = mid_launch_after_a_finished_one(records_so_far(out), env);
+  }
+  kill(pid, SIGKILL);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  EXPECT_TRUE(caught) << "no launch in " << env << " was caught in progress";
+  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) << "the run ended before it was killed";
+  return testing::only_run_dir(out);
+}
+
+json manifest_of(const fs::path& run_dir) { return read_json_file(run_dir / "manifest.json"); }
+
+// Successful launch records per (round, case, env).
+std::map<std::string, int> ok_launches(const std::vector<json>& records) {
+  std::map<std::string, int> by_key;
+  for (const auto& r : records)
+    if (r.value("type", "") == "launch" && r.value("ok", false))
+      ++by_key[fmt::format("{}@{}#{}", r["case"].get<std::string>(), r["env"].get<std::string>(),
+                           r["round"].get<int>())];
+  return by_key;
+}
+
+// Every launch of the plan measured exactly once, and the report's figures
+// are those of an uninterrupted run: kRuns run values of kIters batches and
+// one warm-up each, per case and environment.
+void expect_complete(const fs::path& run_dir, const std::vector<std::string>& envs) {
+  const auto records = testing::read_records(run_dir);
+  const auto launches = ok_launches(records);
+  EXPECT_EQ(launches.size(), 2u * envs.size() * kRuns);
+  for (const auto& [key, count] : launches) EXPECT_EQ(count, 1) << key;
+
+  const auto manifest = manifest_of(run_dir);
+  EXPECT_EQ(manifest["status"], "completed");
+  EXPECT_TRUE(manifest.contains("ended_at"));
+  EXPECT_EQ(manifest["failed_launches"], 0);
+  ASSERT_EQ(manifest["resumed"].size(), 1u);
+  EXPECT_GE(manifest["resumed"][0]["missing_launches"].get<int>(), 1);
+  EXPECT_EQ(manifest["resumed"][0]["cut_off_launches"], 1);
+  EXPECT_TRUE(manifest["resumed"][0].contains("preflight"));
+
+  auto report = testing::run_dlcbench({"report", run_dir.string(), "--format", "json"});
+  ASSERT_EQ(report.exit_code, 0) << report.err;
+  const json j = json::parse(report.out);
+  ASSERT_EQ(j["cases"].size(), 2u);
+  for (const auto& c : j["cases"]) {
+    ASSERT_EQ(c["envs"].size(), envs.size());
+    for (const auto& e : c["envs"]) {
+      SCOPED_TRACE(c["case"].get<std::string>() + " in " + e["env"].get<std::string>());
+      EXPECT_EQ(e["run_values"].size(), static_cast<std::size_t>(kRuns));
+      EXPECT_EQ(e["batch_seconds"].size(), static_cast<std::size_t>(kRuns * kIters));
+      EXPECT_EQ(e["warmup_count"], kRuns);
+      EXPECT_EQ(e["failed_launches"], 0);
+    }
+  }
+  auto console = testing::run_dlcbench({"report", run_dir.string()});
+  EXPECT_EQ(console.exit_code, 0) << console.err;
+  EXPECT_THAT(console.out, AllOf(HasSubstr("fcn5/torch/cpu/b8"), HasSubstr("cut off before the run was resumed")));
+}
+
+TEST(Resume, AKilledRunIsCompletedInTheSameFolderWithEachLaunchOnce) {
+  TempDir dir;
+  const fs::path run_dir = start_and_kill(dir, "host", "host");
+  EXPECT_EQ(manifest_of(run_dir)["status"], "running");  // SIGKILL: nothing could update it
+
+  auto resumed = testing::run_dlcbench({"run", "--resume", run_dir.string()});
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+  EXPECT_THAT(resumed.err, HasSubstr("left to measure (1 cut off"));
+  EXPECT_THAT(resumed.out, HasSubstr("fcn5/torch/cpu/b8"));
+  expect_complete(run_dir, {"host"});
+
+  // Nothing is left: said, and nothing is appended.
+  const auto size = fs::file_size(run_dir / "results.jsonl");
+  auto again = testing::run_dlcbench({"run", "--resume", run_dir.string()});
+  EXPECT_EQ(again.exit_code, 0);
+  EXPECT_THAT(again.err, HasSubstr("nothing to resume"));
+  EXPECT_EQ(fs::file_size(run_dir / "results.jsonl"), size);
+}
+
+TEST(Resume, RefusesAnotherBinaryAnotherPlanOrAFolderWithoutARun) {
+  TempDir dir;
+  const fs::path run_dir = start_and_kill(dir, "host", "host");
+  const auto size = fs::file_size(run_dir / "results.jsonl");
+
+  auto with_flag = testing::run_dlcbench({"run", "--resume", run_dir.string(), "--runs", "5"});
+  EXPECT_EQ(with_flag.exit_code, 2);
+  EXPECT_THAT(with_flag.err, AllOf(HasSubstr("--runs cannot be given with --resume"), HasSubstr("manifest.json")));
+  auto with_envs = testing::run_dlcbench({"run", "--resume", run_dir.string(), "--envs", "host"});
+  EXPECT_EQ(with_envs.exit_code, 2);
+  EXPECT_THAT(with_envs.err, HasSubstr("--envs cannot be given with --resume"));
+
+  const json original = manifest_of(run_dir);
+  json other = original;
+  other["orchestrator"]["binary_sha256"] = std::string(64, '0');
+  write_json_atomically(run_dir / "manifest.json", other);
+  auto other_binary = testing::run_dlcbench({"run", "--resume", run_dir.string()});
+  EXPECT_EQ(other_binary.exit_code, 2);
+  EXPECT_THAT(other_binary.err, AllOf(HasSubstr(std::string(64, '0')), HasSubstr("same bits")));
+  write_json_atomically(run_dir / "manifest.json", original);
+
+  auto no_run = testing::run_dlcbench({"run", "--resume", (dir / "nothing-here").string()});
+  EXPECT_EQ(no_run.exit_code, 2);
+  EXPECT_THAT(no_run.err, HasSubstr("no manifest.json"));
+
+  EXPECT_EQ(fs::file_size(run_dir / "results.jsonl"), size);  // none of them touched the run
+  EXPECT_EQ(manifest_of(run_dir)["status"], "running");
+}
+
+TEST(Resume, AKilledRunWithDockerLeavesNoContainerOrImageAfterTheResume) {
+  REQUIRE_RUNTIME("docker");
+  TempDir dir;
+  const fs::path run_dir = start_and_kill(dir, "host,docker", "docker");
+  const json before = manifest_of(run_dir);
+  const std::string label = "label=dlcbench.run=" + before["run_id"].get<std::string>();
+
+  // A container the killed session had made and could not remove (created,
+  // never started, so it stays whatever the kill did to the others).
+  const std::string leftover = before["run_id"].get<std::string>() + "-leftover";
+  auto created = capture_output({"docker", "create", "--name", leftover, "--label",
+                                 "dlcbench.run=" + before["run_id"].get<std::string>(),
+                                 before["environments"]["docker"]["image"].get<std::string>(), "/nothing"},
+                                60);
+  ASSERT_TRUE(created.result.ok()) << created.result.stderr_tail;
+
+  auto resumed = testing::run_dlcbench({"run", "--resume", run_dir.string()});
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+  EXPECT_THAT(resumed.err, HasSubstr("left in docker: " + leftover));
+  expect_complete(run_dir, {"host", "docker"});
+  EXPECT_THAT(manifest_of(run_dir)["resumed"][0]["leftovers_removed"]["docker"].dump(), HasSubstr(leftover));
+
+  auto left = capture_output({"docker", "ps", "--all", "--quiet", "--filter", label}, 60);
+  ASSERT_TRUE(left.result.ok());
+  EXPECT_EQ(left.out, "") << "containers of the run remain";
+  // An image the killed session imported goes at the end of the resumed one.
+  const json docker = before["environments"]["docker"];
+  if (docker.value("image_built_by_dlcbench", false) && !docker.value("image_kept_after_run", true)) {
+    EXPECT_FALSE(capture_output({"docker", "image", "inspect", docker["image"].get<std::string>()}, 60).result.ok())
+        << docker["image"] << " remains";
+  }
+}
+
+}  // namespace
+}  // namespace dlcbench
