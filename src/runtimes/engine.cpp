@@ -158,6 +158,12 @@ class EngineEnvironment : public Environment {
     if (!listed.result.ok())
       throw std::runtime_error(fmt::format("{} ps failed: {}", flavour_.name, first_line(listed.result.stderr_tail)));
     std::vector<std::string> removed;
+    // The image's tar, if a session was killed while it built it.
+    for (const auto& dir : scratch_dirs_left(image_scratch_prefix())) {
+      std::error_code ec;
+      fs::remove_all(dir, ec);
+      if (!ec) removed.push_back(dir.string());
+    }
     std::stringstream names(listed.out);
     for (std::string name; std::getline(names, name);) {
       if (name.empty()) continue;
@@ -295,6 +301,8 @@ class EngineEnvironment : public Environment {
     return capture_output(global({"image", "inspect", "--format", "{{.Id}}", image}), 60).result.ok();
   }
 
+  std::string image_scratch_prefix() const { return "dlcbench-image-" + context_.run_id; }
+
   std::string ensure_image() {
     const ImageContent content = image_content_for(context_.self_exe, context_.noop_only, context_.image_extras);
     const std::string tag =
@@ -305,7 +313,7 @@ class EngineEnvironment : public Environment {
       return local_tag;
     }
 
-    ScratchDir scratch("dlcbench-image");
+    ScratchDir scratch(image_scratch_prefix());
     const fs::path tar = scratch.path() / "rootfs.tar";
     write_rootfs_tar(content, tar, scratch.path());
     auto imported = capture_output(global({"import", "--message", "dlcbench worker: binary and its shared libraries",

@@ -106,8 +106,10 @@ class Environment {
   virtual void cleanup(const std::string& /*instance*/) {}
   // Removes what prepare() made for this run only (bundles, scratch files).
   virtual void finish() {}
-  // `run --resume`: removes what a killed session of this run (same run id)
-  // left running, e.g. containers, and returns their names.
+  // Removes what a launch or a session of this run (same run id) left:
+  // containers that outlived their client, and the scratch folders and
+  // containers of a session killed with SIGKILL. Returns their names or
+  // paths. `run --resume` calls it after prepare(), every run before finish().
   virtual std::vector<std::string> remove_leftovers() { return {}; }
   // Runtime version, image, command template: recorded in the manifest.
   virtual nlohmann::json describe() const = 0;

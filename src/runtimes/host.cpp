@@ -2,8 +2,13 @@
 
 #include <filesystem>
 #include <optional>
+#include <stdexcept>
+
+#include <fmt/format.h>
 
 #include "core/scratch_dir.h"
+
+namespace fs = std::filesystem;
 
 namespace dlcbench {
 namespace {
@@ -14,8 +19,21 @@ class HostEnvironment : public Environment {
   std::string name() const override { return "host"; }
   // A private TMPDIR for the worker (hpcc writes its input and output
   // there): removed with the run even when a worker is killed.
-  void prepare() override { scratch_.emplace("dlcbench-host"); }
+  void prepare() override { scratch_.emplace(scratch_prefix()); }
   void finish() override { scratch_.reset(); }
+
+  std::vector<std::string> remove_leftovers() override {
+    // A session killed with SIGKILL leaves its folder; the run id names it.
+    std::vector<std::string> removed;
+    for (const auto& dir : scratch_dirs_left(scratch_prefix())) {
+      if (scratch_ && dir == scratch_->path()) continue;
+      std::error_code ec;
+      fs::remove_all(dir, ec);
+      if (ec) throw std::runtime_error(fmt::format("cannot remove {}: {}", dir.string(), ec.message()));
+      removed.push_back(dir.string());
+    }
+    return removed;
+  }
 
   LaunchCommand command(const WorkerLaunch& launch, const std::string&) const override {
     LaunchCommand c;
@@ -41,6 +59,8 @@ class HostEnvironment : public Environment {
   }
 
  private:
+  std::string scratch_prefix() const { return "dlcbench-host-" + context_.run_id; }
+
   EnvironmentContext context_;
   std::optional<ScratchDir> scratch_;
 };

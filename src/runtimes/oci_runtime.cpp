@@ -4,6 +4,8 @@
 
 #include <fstream>
 #include <optional>
+#include <sstream>
+#include <stdexcept>
 
 #include <fmt/format.h>
 
@@ -45,7 +47,7 @@ class OciEnvironment : public Environment {
     version_ = first_line(version.out);
 
     if (name_ == "crun") hide_cgroup2_controllers_if_hybrid();
-    scratch_.emplace("dlcbench-" + name_);
+    scratch_.emplace(scratch_prefix());
     state_ = scratch_->path() / "state";
     bundles_ = scratch_->path() / "bundles";
     fs::create_directories(state_);
@@ -94,6 +96,22 @@ class OciEnvironment : public Environment {
     fs::remove_all(bundles_ / instance, ec);
   }
 
+  std::vector<std::string> remove_leftovers() override {
+    // Containers of this session that a cleanup missed, then what a session
+    // of this run killed with SIGKILL left: its containers (runc's child
+    // outlives it) and its folder with their root file system.
+    std::vector<std::string> removed = remove_containers_in(state_);
+    for (const auto& dir : scratch_dirs_left(scratch_prefix())) {
+      if (dir == scratch_->path()) continue;
+      for (auto& name : remove_containers_in(dir / "state")) removed.push_back(std::move(name));
+      std::error_code ec;
+      fs::remove_all(dir, ec);
+      if (ec) throw std::runtime_error(fmt::format("cannot remove {}: {}", dir.string(), ec.message()));
+      removed.push_back(dir.string());
+    }
+    return removed;
+  }
+
   void finish() override { scratch_.reset(); }
 
   nlohmann::json describe() const override {
@@ -110,6 +128,28 @@ class OciEnvironment : public Environment {
   }
 
  private:
+  std::string scratch_prefix() const { return fmt::format("dlcbench-{}-{}", name_, context_.run_id); }
+
+  std::vector<std::string> remove_containers_in(const fs::path& state) const {
+    std::vector<std::string> removed;
+    if (!fs::is_directory(state)) return removed;
+    auto listed = capture_output({program_, "--root", state.string(), "list", "--quiet"}, 30, hide_files_);
+    if (!listed.result.ok())
+      throw std::runtime_error(
+          fmt::format("{} list in {} failed: {}", name_, state.string(), first_line(listed.result.stderr_tail)));
+    std::stringstream names(listed.out);
+    for (std::string name; std::getline(names, name);) {
+      if (name.empty()) continue;
+      capture_output({program_, "--root", state.string(), "kill", name, "KILL"}, 30, hide_files_);
+      auto deleted = capture_output({program_, "--root", state.string(), "delete", "--force", name}, 30, hide_files_);
+      if (!deleted.result.ok())
+        throw std::runtime_error(fmt::format("{} delete --force {} failed: {}", name_, name,
+                                             first_line(deleted.result.stderr_tail)));
+      removed.push_back(name);
+    }
+    return removed;
+  }
+
   // One container that exits at once: finds a runtime that cannot start
   // containers here before any measurement relies on it.
   void check_starts() {

@@ -177,19 +177,8 @@ TEST_F(Cleanliness, AfterARunStoppedWithCtrlC) {
   // Interrupt while a container's worker runs (the last environment listed
   // is a container runtime).
   const std::string last_env = runtimes_.envs.substr(runtimes_.envs.rfind(',') + 1);
-  bool started = false;
-  for (int i = 0; i < 3000 && !started; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    std::error_code ec;
-    if (!fs::exists(out, ec)) continue;
-    for (const auto& d : fs::directory_iterator(out, ec)) {
-      std::ifstream in(d.path() / "results.jsonl");
-      std::string text((std::istreambuf_iterator<char>(in)), {});
-      // Sample lines, keys in order: {"case":...,"env":"runc","iter":...
-      started = text.find("\"env\":\"" + last_env + "\",\"iter\"") != std::string::npos;
-    }
-  }
-  ASSERT_TRUE(started) << "no sample within 300 s";
+  ASSERT_TRUE(testing::wait_until([&] { return testing::has_sample(out, last_env); }, 300))
+      << "no sample within 300 s";
   kill(pid, SIGINT);
   int status = 0;
   waitpid(pid, &status, 0);

@@ -168,17 +168,8 @@ TEST(Cli, CtrlCKeepsWhatWasMeasuredAndMarksTheRunInterrupted) {
   args.insert(args.end(), {"--envs", "host", "--runs", "500"});
   const pid_t pid = testing::spawn_dlcbench(args, out / "log");
   // Wait for the first measured sample, then interrupt.
-  bool measured = false;
-  for (int i = 0; i < 600 && !measured; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    if (!std::filesystem::exists(out / "res")) continue;
-    for (const auto& d : std::filesystem::directory_iterator(out / "res")) {
-      std::ifstream in(d.path() / "results.jsonl");
-      std::string text((std::istreambuf_iterator<char>(in)), {});
-      measured = text.find("\"measured\"") != std::string::npos;
-    }
-  }
-  ASSERT_TRUE(measured) << "no sample within 60 s";
+  ASSERT_TRUE(testing::wait_until([&] { return testing::has_sample(out / "res", "host"); }, 60))
+      << "no sample within 60 s";
   kill(pid, SIGINT);
   int status = 0;
   waitpid(pid, &status, 0);

@@ -32,41 +32,10 @@ namespace fs = std::filesystem;
 using ::testing::AllOf;
 using ::testing::HasSubstr;
 using json = nlohmann::json;
+using testing::has_sample;
+using testing::records_so_far;
 using testing::TempDir;
-
-bool wait_until(const std::function<bool()>& done, double seconds) {
-  const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
-  while (std::chrono::steady_clock::now() < end) {
-    if (done()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  return done();
-}
-
-// Records written so far (the run may still be going; a last line being
-// written is left out).
-std::vector<json> records_so_far(const fs::path& out) {
-  std::vector<json> records;
-  std::error_code ec;
-  if (!fs::exists(out, ec)) return records;
-  for (const auto& d : fs::directory_iterator(out, ec)) {
-    std::ifstream in(d.path() / "results.jsonl");
-    std::string line;
-    while (std::getline(in, line)) {
-      auto r = json::parse(line, nullptr, false);
-      if (r.is_object()) records.push_back(std::move(r));
-    }
-  }
-  return records;
-}
-
-bool has_sample(const fs::path& out, const std::string& case_id, const std::string& env, int round) {
-  for (const auto& r : records_so_far(out))
-    if (r.value("type", "") == "sample" && r.value("case", "") == case_id && r.value("env", "") == env &&
-        r.value("round", 0) == round)
-      return true;
-  return false;
-}
+using testing::wait_until;
 
 // The host worker processes `orchestrator` started: its children whose
 // command line is `.../dlcbench worker ...`.
@@ -139,7 +108,7 @@ TEST(Faults, AWorkerKilledBySignalFailsOnlyItsLaunch) {
       run_args(out, {"--workloads", "fcn5,gemm/sgemm:n=128", "--batch", "8", "--warmup", "1", "--iters", "40",
                      "--runs", "2", "--envs", "host"}),
       dir / "log");
-  ASSERT_TRUE(wait_until([&] { return has_sample(out, "fcn5/torch/cpu/b8", "host", 1); }, 120)) << "no sample";
+  ASSERT_TRUE(wait_until([&] { return has_sample(out, "host", "fcn5/torch/cpu/b8", 1); }, 120)) << "no sample";
   const auto workers = host_workers(run);
   ASSERT_EQ(workers.size(), 1u);
   kill(workers[0], SIGSEGV);
@@ -161,7 +130,7 @@ TEST(Faults, AContainerKilledWithDockerKillFailsOnlyItsLaunch) {
       run_args(out, {"--workloads", "fcn5", "--batch", "8", "--warmup", "1", "--iters", "60", "--runs", "2",
                      "--envs", "host,docker"}),
       dir / "log");
-  ASSERT_TRUE(wait_until([&] { return has_sample(out, "fcn5/torch/cpu/b8", "docker", 1); }, 300)) << "no sample";
+  ASSERT_TRUE(wait_until([&] { return has_sample(out, "docker", "fcn5/torch/cpu/b8", 1); }, 300)) << "no sample";
   // The worker container of round 1 of this run (not the preflight's, which
   // is gone by now; not another test's).
   const std::string label = "label=dlcbench.run=" + testing::only_run_dir(out).filename().string();
@@ -188,7 +157,7 @@ TEST(Faults, AHungWorkerIsStoppedAtTheCaseTimeout) {
       run_args(out, {"--workloads", "fcn5,gemm/sgemm:n=128", "--batch", "8", "--warmup", "1", "--iters", "40",
                      "--runs", "1", "--envs", "host", "--case-timeout", "15"}),
       dir / "log");
-  ASSERT_TRUE(wait_until([&] { return has_sample(out, "fcn5/torch/cpu/b8", "host", 1); }, 120)) << "no sample";
+  ASSERT_TRUE(wait_until([&] { return has_sample(out, "host", "fcn5/torch/cpu/b8", 1); }, 120)) << "no sample";
   const auto workers = host_workers(run);
   ASSERT_EQ(workers.size(), 1u);
   kill(workers[0], SIGSTOP);  // hangs: no more lines, never exits by itself
@@ -230,7 +199,7 @@ TEST(Faults, TheDiskFillingUpDuringAnIoBenchmarkFailsItWithTheCause) {
                      "1", "--iters", "30", "--runs", "1", "--envs", "host", "--path", disk.string()}),
       dir / "log");
   const std::string io_case = "io-seq/write/buffered/bs1M/64M@" + disk.string();
-  ASSERT_TRUE(wait_until([&] { return has_sample(out, io_case, "host", 1); }, 120)) << "no sample";
+  ASSERT_TRUE(wait_until([&] { return has_sample(out, "host", io_case, 1); }, 120)) << "no sample";
   // Another program takes the free space while the benchmark runs: the
   // worker is held still for that moment so the next write meets it.
   const auto workers = host_workers(run);

@@ -19,6 +19,7 @@
 
 #include "../unit/test_files.h"
 #include "core/process.h"
+#include "core/scratch_dir.h"
 #include "core/results_file.h"
 #include "test_support.h"
 
@@ -29,6 +30,7 @@ namespace fs = std::filesystem;
 using ::testing::AllOf;
 using ::testing::HasSubstr;
 using json = nlohmann::json;
+using testing::records_so_far;
 using testing::TempDir;
 
 constexpr int kRuns = 3;
@@ -38,14 +40,6 @@ std::vector<std::string> small_run(const fs::path& out, const std::string& envs)
   return {"run",     "--workloads", "gemm/sgemm:n=64,fcn5", "--batch", "8",       "--runs", std::to_string(kRuns),
           "--iters", std::to_string(kIters), "--warmup", "1", "--data", "synthetic", "--threads", "1",
           "--envs",  envs,          "--seed", "11",         "--out",   out.string()};
-}
-
-// Records written so far; a last line being written is skipped.
-std::vector<json> records_so_far(const fs::path& out) {
-  if (!fs::exists(out)) return {};
-  for (const auto& d : fs::directory_iterator(out))
-    if (fs::exists(d.path() / "results.jsonl")) return read_results(d.path() / "results.jsonl").records;
-  return {};
 }
 
 // A launch has finished, and the next one in `env` has printed samples:
@@ -130,16 +124,37 @@ void expect_complete(const fs::path& run_dir, const std::vector<std::string>& en
   EXPECT_THAT(console.out, AllOf(HasSubstr("fcn5/torch/cpu/b8"), HasSubstr("cut off before the run was resumed")));
 }
 
+// The scratch folders sessions of the run made in $TMPDIR for `env`.
+std::vector<fs::path> scratch_of(const fs::path& run_dir, const std::string& env) {
+  return scratch_dirs_left(fmt::format("dlcbench-{}-{}", env, run_dir.filename().string()));
+}
+
+// cgroups named after the run (every container's is named after its instance).
+std::vector<std::string> cgroups_of(const fs::path& run_dir) {
+  std::vector<std::string> found;
+  std::error_code ec;
+  for (auto it = fs::recursive_directory_iterator("/sys/fs/cgroup", ec); !ec && it != fs::end(it); it.increment(ec)) {
+    if (it.depth() > 2) it.disable_recursion_pending();
+    if (it->path().filename().string().find(run_dir.filename().string()) != std::string::npos)
+      found.push_back(it->path().string());
+  }
+  return found;
+}
+
 TEST(Resume, AKilledRunIsCompletedInTheSameFolderWithEachLaunchOnce) {
   TempDir dir;
   const fs::path run_dir = start_and_kill(dir, "host", "host");
   EXPECT_EQ(manifest_of(run_dir)["status"], "running");  // SIGKILL: nothing could update it
+  // The killed session could not remove its workers' TMPDIR; the resume does.
+  EXPECT_EQ(scratch_of(run_dir, "host").size(), 1u);
 
   auto resumed = testing::run_dlcbench({"run", "--resume", run_dir.string()});
   ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
   EXPECT_THAT(resumed.err, HasSubstr("left to measure (1 cut off"));
   EXPECT_THAT(resumed.out, HasSubstr("fcn5/torch/cpu/b8"));
   expect_complete(run_dir, {"host"});
+  EXPECT_THAT(resumed.err, HasSubstr("left in host: " + (fs::temp_directory_path() / "dlcbench-host-").string()));
+  EXPECT_EQ(scratch_of(run_dir, "host"), std::vector<fs::path>{});
 
   // Nothing is left: said, and nothing is appended.
   const auto size = fs::file_size(run_dir / "results.jsonl");
@@ -209,6 +224,26 @@ TEST(Resume, AKilledRunWithDockerLeavesNoContainerOrImageAfterTheResume) {
     EXPECT_FALSE(capture_output({"docker", "image", "inspect", docker["image"].get<std::string>()}, 60).result.ok())
         << docker["image"] << " remains";
   }
+}
+
+TEST(Resume, AKilledRunInRuncLeavesNoContainerOrFolderAfterTheResume) {
+  REQUIRE_RUNTIME("runc");
+  TempDir dir;
+  // Killed while runc runs a container: runc's child outlives the kill, and
+  // the session's folder holds its bundle, state and root file system.
+  const fs::path run_dir = start_and_kill(dir, "host,runc", "runc");
+  ASSERT_EQ(scratch_of(run_dir, "runc").size(), 1u);
+  const fs::path killed_session = scratch_of(run_dir, "runc").front();
+  EXPECT_NE(cgroups_of(run_dir), std::vector<std::string>{}) << "the killed session's container is gone already";
+
+  auto resumed = testing::run_dlcbench({"run", "--resume", run_dir.string()});
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+  EXPECT_THAT(resumed.err, HasSubstr("left in runc: "));
+  EXPECT_THAT(resumed.err, HasSubstr(killed_session.string()));
+  expect_complete(run_dir, {"host", "runc"});
+  EXPECT_EQ(scratch_of(run_dir, "runc"), std::vector<fs::path>{});
+  EXPECT_EQ(scratch_of(run_dir, "host"), std::vector<fs::path>{});
+  EXPECT_EQ(cgroups_of(run_dir), std::vector<std::string>{}) << "a container of the run remains";
 }
 
 }  // namespace

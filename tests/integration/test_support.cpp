@@ -3,6 +3,10 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <chrono>
+#include <fstream>
+#include <thread>
+
 #include <gtest/gtest.h>
 
 #include "core/process.h"
@@ -56,6 +60,38 @@ std::vector<nlohmann::json> read_records(const std::filesystem::path& run_dir) {
   auto content = read_results(run_dir / "results.jsonl");
   EXPECT_TRUE(content.bad_lines.empty()) << content.bad_lines.size() << " invalid lines in results.jsonl";
   return content.records;
+}
+
+std::vector<nlohmann::json> records_so_far(const std::filesystem::path& out) {
+  std::vector<nlohmann::json> records;
+  std::error_code ec;
+  if (!std::filesystem::exists(out, ec)) return records;
+  for (const auto& d : std::filesystem::directory_iterator(out, ec)) {
+    std::ifstream in(d.path() / "results.jsonl");
+    std::string line;
+    while (std::getline(in, line)) {
+      auto r = nlohmann::json::parse(line, nullptr, false);
+      if (r.is_object()) records.push_back(std::move(r));
+    }
+  }
+  return records;
+}
+
+bool has_sample(const std::filesystem::path& out, const std::string& env, const std::string& case_id, int round) {
+  for (const auto& r : records_so_far(out))
+    if (r.value("type", "") == "sample" && r.value("phase", "") == "measured" && r.value("env", "") == env &&
+        (case_id.empty() || r.value("case", "") == case_id) && (round == 0 || r.value("round", 0) == round))
+      return true;
+  return false;
+}
+
+bool wait_until(const std::function<bool()>& done, double seconds) {
+  const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  while (std::chrono::steady_clock::now() < end) {
+    if (done()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return done();
 }
 
 std::map<std::string, EnvSummary> summarize_by_env(const std::vector<nlohmann::json>& records) {

@@ -4,6 +4,7 @@
 #include <sys/types.h>
 
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <string>
 #include <utility>
@@ -32,6 +33,18 @@ std::filesystem::path only_run_dir(const std::filesystem::path& out);
 
 // Records of results.jsonl; fails the test if any line is not valid JSON.
 std::vector<nlohmann::json> read_records(const std::filesystem::path& run_dir);
+
+// Records a run under `out` has written so far: it may still be going, so a
+// last line being written is left out, not a failure.
+std::vector<nlohmann::json> records_so_far(const std::filesystem::path& out);
+
+// A measured (not warm-up) sample in `env` has been written (of `case_id` in `round`
+// where given).
+bool has_sample(const std::filesystem::path& out, const std::string& env, const std::string& case_id = "",
+                int round = 0);
+
+// Polls `done` every 20 ms until it holds or `seconds` pass; its last answer.
+bool wait_until(const std::function<bool()>& done, double seconds);
 
 bool docker_reachable();
 
