@@ -5,14 +5,6 @@
 
 #include "cli/commands.h"
 
-namespace dlcbench::cli {
-namespace {
-std::vector<std::string> g_invocation;
-}
-void set_invocation(int argc, char** argv) { g_invocation.assign(argv, argv + argc); }
-const std::vector<std::string>& invocation() { return g_invocation; }
-}  // namespace dlcbench::cli
-
 int main(int argc, char** argv) {
   using namespace dlcbench::cli;
   set_invocation(argc, argv);

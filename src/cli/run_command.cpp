@@ -122,8 +122,10 @@ std::string now_iso() {
   return fmt::format("{:%Y-%m-%dT%H:%M:%SZ}", fmt::gmtime(std::time(nullptr)));
 }
 
-std::string make_run_id(std::uint64_t seed) {
-  return fmt::format("{:%Y%m%d-%H%M%S}-{:04x}", fmt::gmtime(std::time(nullptr)), seed & 0xffff);
+// Time, then a random part: two runs started in the same second (with the
+// same --seed, say) name their folders and containers apart.
+std::string make_run_id() {
+  return fmt::format("{:%Y%m%d-%H%M%S}-{:04x}", fmt::gmtime(std::time(nullptr)), std::random_device{}() & 0xffff);
 }
 
 int cpu_count() {
@@ -494,9 +496,11 @@ int run(const RunOptions& o, const std::vector<std::string>& command_line) {
   check_data(plan);
   check_blas(plan);
 
-  const std::string run_id = make_run_id(plan.seed);
+  std::string run_id = make_run_id();
+  fs::create_directories(o.out);
+  // Made here and only here: a folder that exists belongs to another run.
+  while (!fs::create_directory(fs::path(o.out) / run_id)) run_id = make_run_id();
   const fs::path dir = fs::path(o.out) / run_id;
-  fs::create_directories(dir);
   Session session{plan, plan, dir, run_id, {}, {}, discovered, o.keep_images, {}, {}, false};
   const RunFolderLock lock(dir);  // a `--resume` of this folder waits for the run to end
 

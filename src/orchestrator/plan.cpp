@@ -179,6 +179,9 @@ Plan plan_from_json(const nlohmann::json& j) {
     p.seed = j.at("seed").get<std::uint64_t>();
     p.data = j.at("data").get<std::string>();
     p.case_timeout_seconds = j.at("case_timeout_seconds").get<double>();
+    if (!(p.case_timeout_seconds > 0) || p.case_timeout_seconds > 1e9)
+      throw std::runtime_error(fmt::format("the manifest's plan has case_timeout_seconds = {}, not a time limit",
+                                           j.at("case_timeout_seconds").dump()));
     p.baseline = j.at("baseline").get<std::string>();
     p.allow_mismatch = j.value("allow_mismatch", false);
   } catch (const nlohmann::json::exception& e) {

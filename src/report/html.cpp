@@ -12,7 +12,6 @@
 namespace dlcbench {
 namespace {
 
-bool finite(double v) { return std::isfinite(v); }
 
 // Coordinates with two decimals: exact enough on any screen, short in the file.
 std::string px(double v) { return fmt::format("{:.2f}", v); }
@@ -76,7 +75,7 @@ struct Ticks {
 // Ticks at 1, 2 or 5 times a power of ten, about `target` of them across
 // [lo, hi]; with `widen`, lo and hi move out to the ticks beside them.
 Ticks linear_ticks(double& lo, double& hi, int target, bool widen) {
-  if (!finite(lo) || !finite(hi)) lo = 0, hi = 1;
+  if (!std::isfinite(lo) || !std::isfinite(hi)) lo = 0, hi = 1;
   if (!(hi > lo)) hi = lo + 1;
   const double raw = (hi - lo) / target;
   const double magnitude = std::pow(10.0, std::floor(std::log10(raw)));
@@ -367,9 +366,9 @@ std::string svg_bar_chart(const CaseAnalysis& c, const std::string& id) {
   double top = 0;
   for (const auto& e : c.envs) {
     const auto m = shown.mean(e.runs);
-    if (m.n == 0 || !finite(m.mean)) continue;
+    if (m.n == 0 || !std::isfinite(m.mean)) continue;
     top = std::max(top, m.mean);
-    if (finite(m.ci95_high)) top = std::max(top, m.ci95_high);
+    if (std::isfinite(m.ci95_high)) top = std::max(top, m.ci95_high);
   }
   double lo = 0, hi = top > 0 ? top * 1.04 : 1;
   const Ticks ticks = linear_ticks(lo, hi, 5, true);
@@ -392,7 +391,7 @@ std::string svg_bar_chart(const CaseAnalysis& c, const std::string& id) {
     const EnvironmentStats& e = c.envs[i];
     const auto s = shown.mean(e.runs);
     const double x = left + axis.slot * (static_cast<double>(i) + 0.5), bar = axis.slot * 0.56;
-    if (s.n == 0 || !finite(s.mean)) {
+    if (s.n == 0 || !std::isfinite(s.mean)) {
       out += fmt::format(
           "<g class=\"mark no-data\"><title>{}: {}</title><text x=\"{}\" y=\"{}\" text-anchor=\"middle\" "
           "font-style=\"italic\">no data</text></g>\n",
@@ -401,7 +400,7 @@ std::string svg_bar_chart(const CaseAnalysis& c, const std::string& id) {
     }
     // A rate's upper end is unbounded when the time's lower end reaches 0:
     // the whisker then runs to the top of the axis, without a cap.
-    const bool has_ci = finite(s.ci95_low) && !std::isnan(s.ci95_high);
+    const bool has_ci = std::isfinite(s.ci95_low) && !std::isnan(s.ci95_high);
     const std::string tip = fmt::format(
         "{}: mean {} {}, 95% CI {}, {} run{}", e.env, shown.text(s.mean, s.mean), shown.unit(),
         has_ci ? shown.text(s.ci95_low, s.mean) + " .. " + shown.text(s.ci95_high, s.mean) : "n/a", s.n,
@@ -434,7 +433,7 @@ std::string svg_box_plot(const CaseAnalysis& c, const std::string& id) {
     values.emplace_back();
     for (double v : e.run_values) {
       values.back().push_back(shown(v));
-      if (finite(values.back().back())) lo = std::min(lo, values.back().back()), hi = std::max(hi, values.back().back());
+      if (std::isfinite(values.back().back())) lo = std::min(lo, values.back().back()), hi = std::max(hi, values.back().back());
     }
   }
   if (!(lo <= hi)) {
@@ -472,7 +471,7 @@ std::string svg_box_plot(const CaseAnalysis& c, const std::string& id) {
     const double x = left + axis.slot * (static_cast<double>(i) + 0.5), box = axis.slot * 0.5;
     std::vector<double> v;
     for (double r : values[i])
-      if (finite(r)) v.push_back(r);
+      if (std::isfinite(r)) v.push_back(r);
     if (v.empty()) {
       out += fmt::format(
           "<g class=\"mark no-data\"><title>{}: {}</title><text x=\"{}\" y=\"{}\" text-anchor=\"middle\" "
@@ -508,7 +507,7 @@ std::string svg_box_plot(const CaseAnalysis& c, const std::string& id) {
     std::size_t k = 0;
     for (double r : values[i]) {
       ++k;
-      if (!finite(r)) continue;
+      if (!std::isfinite(r)) continue;
       const double spread = std::fmod(static_cast<double>(k) * 0.6180339887498949, 1.0) - 0.5;
       const bool outside = r < w_lo || r > w_hi;
       out += fmt::format(
@@ -554,7 +553,7 @@ std::string svg_overhead_chart(const Analysis& analysis, CaseKind kind, const st
   // arrow; its tooltip keeps the figures.
   double r_lo = 1, r_hi = 1;
   for (const auto& r : rows)
-    if (r.o->compared && finite(r.o->estimate.ratio) && r.o->estimate.ratio > 0)
+    if (r.o->compared && std::isfinite(r.o->estimate.ratio) && r.o->estimate.ratio > 0)
       r_lo = std::min(r_lo, r.o->estimate.ratio), r_hi = std::max(r_hi, r.o->estimate.ratio);
   // Start-up and I/O can differ many times over between environments:
   // a log axis keeps every ratio readable there.
@@ -564,11 +563,11 @@ std::string svg_overhead_chart(const Analysis& analysis, CaseKind kind, const st
   const double reach = std::max(core_hi - core_lo, log ? 0.3 : 0.05) * (log ? 1 : 2);
   double a_lo = core_lo, a_hi = core_hi;
   for (const auto& r : rows) {
-    if (!r.o->compared || !finite(r.o->estimate.ratio)) continue;
+    if (!r.o->compared || !std::isfinite(r.o->estimate.ratio)) continue;
     const RatioEstimate& e = r.o->estimate;
     if (std::isnan(e.ci95_low) || std::isnan(e.ci95_high)) continue;
     // (On a log axis an end at or below 0 does not widen it: it has no place there.)
-    if (const double t = to_axis(e.ci95_low); finite(t)) a_lo = std::min(a_lo, std::max(t, core_lo - reach));
+    if (const double t = to_axis(e.ci95_low); std::isfinite(t)) a_lo = std::min(a_lo, std::max(t, core_lo - reach));
     a_hi = std::max(a_hi, std::min(to_axis(e.ci95_high), core_hi + reach));
   }
   double lo = 0, hi = 0;
@@ -666,7 +665,7 @@ std::string svg_overhead_chart(const Analysis& analysis, CaseKind kind, const st
           html_escape(r.c->case_id), html_escape(o.env), html_escape(analysis.baseline), px(left + 8), px(cy));
       continue;
     }
-    if (!finite(e.ratio) || !(e.ratio > 0)) {
+    if (!std::isfinite(e.ratio) || !(e.ratio > 0)) {
       out += fmt::format(
           "<g class=\"mark no-data\"><title>{}, {}: no ratio</title><text x=\"{}\" y=\"{}\" "
           "dominant-baseline=\"middle\" font-style=\"italic\">n/a</text></g>\n",

@@ -13,7 +13,6 @@
 namespace dlcbench {
 namespace {
 
-bool finite(double v) { return std::isfinite(v); }
 
 std::string text_of(const nlohmann::json& manifest, const char* key) {
   if (!manifest.is_object() || !manifest.contains(key)) return "?";
@@ -67,11 +66,11 @@ std::string overhead_cell(const Overhead& o) {
   if (!o.compared) return "not compared";
   const auto& r = o.estimate;
   std::string out = format_percent_change(r.ratio);
-  if (finite(r.ci95_low) && finite(r.ci95_high))
+  if (std::isfinite(r.ci95_low) && std::isfinite(r.ci95_high))
     out += fmt::format(" (95% CI {} .. {}", format_percent_change(r.ci95_low), format_percent_change(r.ci95_high));
   else
     out += " (95% CI n/a";
-  if (finite(r.test.p_value)) out += fmt::format(", p = {:.2g}", r.test.p_value);
+  if (std::isfinite(r.test.p_value)) out += fmt::format(", p = {:.2g}", r.test.p_value);
   return out + ")";
 }
 
@@ -163,17 +162,17 @@ void md_table(std::string& out, const TextTable& t) {
 
 }  // namespace
 
-std::string format_seconds(double v) { return finite(v) ? fmt::format("{:.5f}", v) : "n/a"; }
+std::string format_seconds(double v) { return std::isfinite(v) ? fmt::format("{:.5f}", v) : "n/a"; }
 
 std::string format_percent_change(double ratio) {
-  if (!finite(ratio)) return "n/a";
+  if (!std::isfinite(ratio)) return "n/a";
   const double percent = 100 * (ratio - 1);
   return std::fabs(percent) < 0.05 ? "+0.0%" : fmt::format("{:+.1f}%", percent);  // never "-0.0%"
 }
 
 std::string format_mean_ci(const Summary& s) {
-  if (s.n == 0 || !finite(s.mean)) return "n/a";
-  if (!finite(s.ci95_low) || !finite(s.ci95_high)) return format_seconds(s.mean) + " (n/a)";
+  if (s.n == 0 || !std::isfinite(s.mean)) return "n/a";
+  if (!std::isfinite(s.ci95_low) || !std::isfinite(s.ci95_high)) return format_seconds(s.mean) + " (n/a)";
   return fmt::format("{} ({} .. {})", format_seconds(s.mean), format_seconds(s.ci95_low), format_seconds(s.ci95_high));
 }
 
@@ -250,7 +249,7 @@ FigureSummary figure_summary(const CaseAnalysis& c, const Summary& seconds) {
 const char* better_words(const CaseAnalysis& c) { return c.figure_is_rate ? "higher is better" : "lower is better"; }
 
 std::string work_text(const CaseAnalysis& c) {
-  if (!c.figure_is_rate || !(c.work > 0) || !finite(c.work)) return "";
+  if (!c.figure_is_rate || !(c.work > 0) || !std::isfinite(c.work)) return "";
   std::string unit = c.figure_unit;
   if (unit.size() > 2 && unit.ends_with("/s")) unit.resize(unit.size() - 2);
   const double v = c.work / c.figure_scale;
@@ -258,13 +257,13 @@ std::string work_text(const CaseAnalysis& c) {
 }
 
 int figure_decimals(double typical) {
-  if (!finite(typical) || typical == 0) return 1;
+  if (!std::isfinite(typical) || typical == 0) return 1;
   const int digits = static_cast<int>(std::floor(std::log10(std::fabs(typical))));
   return std::clamp(3 - digits, 1, 9);
 }
 
 std::string format_figure(double v, int decimals) {
-  if (!finite(v)) return "n/a";
+  if (!std::isfinite(v)) return "n/a";
   const std::string out = fmt::format("{:.{}f}", v, decimals);
   // Never "-0.0" for a figure that rounds to zero.
   return out.find_first_not_of("-0.") == std::string::npos && out.front() == '-' ? out.substr(1) : out;
@@ -273,10 +272,10 @@ std::string format_figure(double v, int decimals) {
 std::string format_case_mean_ci(const CaseAnalysis& c, const Summary& s) {
   if (!c.micro) return format_mean_ci(s);
   const FigureSummary f = figure_summary(c, s);
-  if (f.n == 0 || !finite(f.mean)) return "n/a";
+  if (f.n == 0 || !std::isfinite(f.mean)) return "n/a";
   const int d = figure_decimals(f.mean);
   const std::string mean = fmt::format("{} {}", format_figure(f.mean, d), c.figure_unit);
-  if (s.n < 2 || (!finite(f.ci95_low) && !finite(f.ci95_high))) return mean + " (n/a)";
+  if (s.n < 2 || (!std::isfinite(f.ci95_low) && !std::isfinite(f.ci95_high))) return mean + " (n/a)";
   return fmt::format("{} ({} .. {})", mean, format_figure(f.ci95_low, d), format_figure(f.ci95_high, d));
 }
 
@@ -417,7 +416,7 @@ static std::string outliers(const CaseAnalysis& c, const EnvironmentStats& e) {
 }
 
 static std::string cv_text(const Summary& s) {
-  return s.n > 0 && finite(s.cv) ? fmt::format("{:.1f}%", 100 * s.cv) : "n/a";
+  return s.n > 0 && std::isfinite(s.cv) ? fmt::format("{:.1f}%", 100 * s.cv) : "n/a";
 }
 
 // The file system is worth a column for the I/O benchmarks only.
@@ -454,7 +453,7 @@ static TextTable micro_detail_table(const CaseAnalysis& c) {
         e.run_values.empty() ? "n/a"
                              : fmt::format("{:g}", static_cast<double>(e.batch_seconds.size()) /
                                                        static_cast<double>(e.run_values.size()));
-    const std::string ci = f.n > 1 && (finite(f.ci95_low) || finite(f.ci95_high))
+    const std::string ci = f.n > 1 && (std::isfinite(f.ci95_low) || std::isfinite(f.ci95_high))
                                ? fmt::format("{} .. {}", fig(f.ci95_low), fig(f.ci95_high))
                                : "n/a";
     std::vector<std::string> row = {e.env,        std::to_string(f.n), per_run,        fig(f.mean), fig(f.median),
@@ -499,7 +498,7 @@ TextTable detail_table(const CaseAnalysis& c) {
       if (!data.empty()) data += ", ";
       data += e.in_container ? "in container" : "not in container";
     }
-    const std::string ci = finite(s.ci95_low) && finite(s.ci95_high)
+    const std::string ci = std::isfinite(s.ci95_low) && std::isfinite(s.ci95_high)
                                ? fmt::format("{} .. {}", format_seconds(s.ci95_low), format_seconds(s.ci95_high))
                                : "n/a";
     const std::string cv = cv_text(s);
@@ -521,11 +520,11 @@ std::vector<ComparisonLines> comparison_lines(const CaseAnalysis& c, const std::
     if (!o.compared) {
       l.headline = fmt::format("{} vs {}: NOT COMPARED, the environments did not run like for like:", o.env, baseline);
     } else {
-      const std::string ratio = finite(o.estimate.ratio) ? fmt::format("{:.4f}", o.estimate.ratio) : "n/a";
+      const std::string ratio = std::isfinite(o.estimate.ratio) ? fmt::format("{:.4f}", o.estimate.ratio) : "n/a";
       l.headline =
           fmt::format("{} vs {}: {} {}, {}  [Fieller CI, Welch t-test; Mann-Whitney p = {}]{}", o.env, baseline,
                       ratio_label(c), ratio, o.verdict,
-                      finite(o.rank_test.p_value) ? fmt::format("{:.2g}", o.rank_test.p_value) : "n/a",
+                      std::isfinite(o.rank_test.p_value) ? fmt::format("{:.2g}", o.rank_test.p_value) : "n/a",
                       o.mismatch_allowed ? "  MISMATCH ALLOWED: not like for like (--allow-mismatch)" : "");
     }
     // The console's wording, one line per mismatch.

@@ -177,13 +177,24 @@ class EngineEnvironment : public Environment {
   }
 
   void finish() override {
-    // An image imported for this run goes with it, unless asked to keep it;
-    // one that was already there stays.
+    // The run's own tag goes (the image stays while another run's tag or the
+    // shared one names it). An image imported for this run goes with it,
+    // unless asked to keep it; one that was already there stays.
+    if (!run_tag_.empty()) {
+      auto untagged = capture_output(global({"rmi", run_tag_}), 300);
+      if (!untagged.result.ok() && image_exists(run_tag_))
+        throw std::runtime_error(
+            fmt::format("{} rmi {} failed: {}", flavour_.name, run_tag_, untagged.result.stderr_tail));
+      run_tag_.clear();
+    }
     if (imported_now_ && !context_.keep_images) {
-      auto removed = capture_output(global({"rmi", "--force", image_}), 300);
-      if (removed.result.ok()) imported_now_ = false;
+      auto removed = capture_output(global({"rmi", "--force", shared_tag_}), 300);
+      // Gone already: a run importing the same content at the same time
+      // replaced the tag and removed it with its image.
+      if (removed.result.ok() || !image_exists(shared_tag_)) imported_now_ = false;
       else
-        throw std::runtime_error(fmt::format("{} rmi {} failed: {}", flavour_.name, image_, removed.result.stderr_tail));
+        throw std::runtime_error(
+            fmt::format("{} rmi {} failed: {}", flavour_.name, shared_tag_, removed.result.stderr_tail));
     }
   }
 
@@ -194,7 +205,8 @@ class EngineEnvironment : public Environment {
     nlohmann::json d = {{"name", flavour_.name},
                         {"client", program_},
                         {"version", version_},
-                        {"image", image_},
+                        {"image", image_built_ ? shared_tag_ : image_},
+                        {"image_run_tag", run_tag_},
                         {"image_built_by_dlcbench", image_built_},
                         {"image_kept_after_run", !imported_now_ || context_.keep_images},
                         {"options", options_json()},
@@ -303,14 +315,25 @@ class EngineEnvironment : public Environment {
 
   std::string image_scratch_prefix() const { return "dlcbench-image-" + context_.run_id; }
 
+  // The image is imported under a tag named after its content, which every
+  // run of the same binary shares, and each run launches its containers from
+  // a tag of its own: a run that ends and removes the image it imported only
+  // untags it while another run still uses it.
   std::string ensure_image() {
     const ImageContent content = image_content_for(context_.self_exe, context_.noop_only, context_.image_extras);
     const std::string tag =
         fmt::format("{}:{}", context_.noop_only ? "dlcbench-noop" : "dlcbench-worker", content.content_id.substr(0, 16));
-    const std::string local_tag = flavour_.name == "podman" ? "localhost/" + tag : tag;
-    if (image_exists(local_tag)) {
+    const std::string local = flavour_.name == "podman" ? "localhost/" : "";
+    shared_tag_ = local + tag;
+    const std::string run_tag = fmt::format("{}{}-{}", local, tag, context_.run_id);
+    if (image_exists(run_tag)) {  // a killed session of this run made it
+      run_tag_ = run_tag;
+      imported_now_ = context_.adopt_image;
+      return run_tag_;
+    }
+    if (image_exists(shared_tag_) && tag_as(run_tag)) {
       imported_now_ = context_.adopt_image;  // a killed session of this run imported it
-      return local_tag;
+      return run_tag_;
     }
 
     ScratchDir scratch(image_scratch_prefix());
@@ -324,7 +347,20 @@ class EngineEnvironment : public Environment {
       throw EnvironmentUnavailable(fmt::format("{} import of the worker image failed: {}\n{}", flavour_.name,
                                                imported.result.describe(), imported.result.stderr_tail));
     imported_now_ = true;
-    return local_tag;
+    if (!tag_as(run_tag))
+      throw EnvironmentUnavailable(fmt::format("{} tag {} {} failed right after the import: {}", flavour_.name,
+                                               shared_tag_, run_tag, last_tag_error_));
+    return run_tag_;
+  }
+
+  bool tag_as(const std::string& run_tag) {
+    auto tagged = capture_output(global({"tag", shared_tag_, run_tag}), 60);
+    if (!tagged.result.ok()) {
+      last_tag_error_ = first_line(tagged.result.stderr_tail);
+      return false;
+    }
+    run_tag_ = run_tag;
+    return true;
   }
 
   const EngineFlavour& flavour_;
@@ -338,6 +374,9 @@ class EngineEnvironment : public Environment {
   std::string gpu_method_ = "none", gpu_note_;
   std::string version_;
   std::string image_;
+  std::string shared_tag_;     // dlcbench's image: dlcbench-worker:<content>
+  std::string run_tag_;        // this run's tag of it, removed at the end
+  std::string last_tag_error_;
   bool image_built_ = false;
   bool imported_now_ = false;
 };

@@ -2,10 +2,12 @@
 // DLCBENCH_REQUIRE_DOCKER=1, so there a missing engine fails instead of
 // skipping.
 #include <sched.h>
+#include <sys/wait.h>
 
 #include <cstdlib>
 #include <fstream>
 #include <map>
+#include <vector>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -67,6 +69,50 @@ TEST(Docker, HostAndDockerBothMeasureIdenticalBits) {
                             "label=dlcbench.run=" + manifest["run_id"].get<std::string>()});
   EXPECT_TRUE(ps.result.ok());
   EXPECT_EQ(ps.out, "");
+}
+
+// Two runs started together with the same seed into the same folder: each
+// gets its own run id, containers and image tag, so the one that ends first
+// removes nothing the other still uses, and nothing of either is left.
+TEST(Docker, TwoRunsAtOnceNeitherBreaksTheOther) {
+  require_docker();
+  testing::TempDir out;
+  std::vector<pid_t> runs;
+  for (int i = 0; i < 2; ++i)
+    runs.push_back(testing::spawn_dlcbench(
+        {"run", "--workloads", "fcn5", "--envs", "host,docker", "--runs", "3", "--iters", "3", "--warmup", "1",
+         "--batch", "8", "--data", "synthetic", "--seed", "5", "--out", out.path().string()},
+        out / ("log" + std::to_string(i))));
+  for (const pid_t pid : runs) {
+    int status = 0;
+    waitpid(pid, &status, 0);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
+  }
+  std::vector<json> manifests;
+  for (const auto& entry : std::filesystem::directory_iterator(out.path()))
+    if (entry.is_directory()) manifests.push_back(json::parse(std::ifstream(entry.path() / "manifest.json")));
+  ASSERT_EQ(manifests.size(), 2u);
+  EXPECT_NE(manifests[0]["run_id"], manifests[1]["run_id"]);
+  bool removed_at_end = false;
+  for (const auto& m : manifests) {
+    EXPECT_EQ(m["status"], "completed");
+    EXPECT_EQ(m["failed_launches"], 0);
+    EXPECT_EQ(m["environments"]["docker"]["image"], manifests[0]["environments"]["docker"]["image"]);
+    removed_at_end = removed_at_end || !m["environments"]["docker"]["image_kept_after_run"].get<bool>();
+    auto ps = capture_output({"docker", "ps", "--all", "--quiet", "--filter",
+                              "label=dlcbench.run=" + m["run_id"].get<std::string>()});
+    EXPECT_EQ(ps.out, "");
+    EXPECT_FALSE(capture_output({"docker", "image", "inspect",
+                                 m["environments"]["docker"]["image_run_tag"].get<std::string>()})
+                     .result.ok());
+  }
+  EXPECT_NE(manifests[0]["environments"]["docker"]["image_run_tag"],
+            manifests[1]["environments"]["docker"]["image_run_tag"]);
+  // An image one of them imported goes with the last; one kept from before stays.
+  if (removed_at_end) {
+    const std::string image = manifests[0]["environments"]["docker"]["image"];
+    EXPECT_FALSE(capture_output({"docker", "image", "inspect", image}).result.ok()) << image << " remains";
+  }
 }
 
 TEST(Docker, ThePapersFourNetworksRunInBothEnvironments) {

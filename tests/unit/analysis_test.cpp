@@ -14,7 +14,7 @@ using json = nlohmann::json;
 
 const char* kCase = "fcn5/torch/cpu/b8";
 
-json manifest() {
+json run_manifest() {
   return {{"plan",
            {{"baseline", "host"},
             {"environments", {"host", "docker"}},
@@ -48,7 +48,7 @@ TEST(Analysis, RunMeansAreTheStatisticalUnit) {
   add_launch(r, "docker", 1, {2.0, 2.2});
   add_launch(r, "host", 2, {2.0, 4.0});
   add_launch(r, "docker", 2, {2.4, 2.6});
-  Analysis a = analyze(manifest(), r);
+  Analysis a = analyze(run_manifest(), r);
   ASSERT_EQ(a.cases.size(), 1u);
   const auto& host = a.cases[0].envs[0];
   EXPECT_EQ(host.env, "host");
@@ -69,7 +69,7 @@ TEST(Analysis, AFailedLaunchIsCountedWithItsCauseAndLeftOut) {
   add_launch(r, "host", 1, {1.0});
   add_launch(r, "docker", 1, {5.0}, /*ok=*/false);
   add_launch(r, "docker", 2, {1.1});
-  Analysis a = analyze(manifest(), r);
+  Analysis a = analyze(run_manifest(), r);
   const auto& docker = a.cases[0].envs[1];
   EXPECT_EQ(docker.run_values, (std::vector<double>{1.1}));
   EXPECT_EQ(docker.failed_launches, 1);
@@ -82,7 +82,7 @@ TEST(Analysis, SamplesOfAnInterruptedLaunchAreNotedNotUsed) {
   r.push_back(fingerprint("docker", 1));
   r.push_back({{"type", "sample"}, {"env", "docker"}, {"round", 1}, {"case", kCase}, {"phase", "measured"},
                {"seconds", 1.0}});
-  Analysis a = analyze(manifest(), r);
+  Analysis a = analyze(run_manifest(), r);
   EXPECT_TRUE(a.cases[0].envs[1].run_values.empty());
   ASSERT_EQ(a.notes.size(), 1u);
   EXPECT_THAT(a.notes[0], HasSubstr("did not finish"));
@@ -92,7 +92,7 @@ TEST(Analysis, ADifferentBlasKernelStopsTheComparison) {
   std::vector<json> r;
   add_launch(r, "host", 1, {1.0});
   add_launch(r, "docker", 1, {1.0}, true, "Prescott");
-  Analysis a = analyze(manifest(), r);
+  Analysis a = analyze(run_manifest(), r);
   EXPECT_FALSE(a.comparable);
   ASSERT_EQ(a.cases[0].overheads[0].mismatches.size(), 1u);
   EXPECT_EQ(a.cases[0].overheads[0].mismatches[0].field, "blas/core");
@@ -105,7 +105,7 @@ json with_field(json fp, const std::string& pointer, json value) {
 }
 
 json manifest_with(std::vector<std::string> envs, bool allow_mismatch = false) {
-  json m = manifest();
+  json m = run_manifest();
   m["plan"]["environments"] = envs;
   m["plan"]["allow_mismatch"] = allow_mismatch;
   return m;
@@ -168,7 +168,7 @@ TEST(Analysis, AMemoryLimitNobodyAskedForIsShownButDoesNotStop) {
 }
 
 TEST(Analysis, StartupRunsAreTheMedianOfTheirStarts) {
-  json m = manifest();
+  json m = run_manifest();
   m["plan"]["cases"] = {{{"id", "startup"}, {"workload", "startup"}}};
   std::vector<json> r;
   for (const char* env : {"host", "docker"}) {
@@ -191,7 +191,7 @@ TEST(Analysis, AFingerprintThatChangesBetweenRoundsIsAMismatch) {
   add_launch(r, "docker", 1, {1.0});
   add_launch(r, "host", 2, {1.0});
   add_launch(r, "docker", 2, {1.0}, true, "Haswell");
-  Analysis a = analyze(manifest(), r);
+  Analysis a = analyze(run_manifest(), r);
   EXPECT_FALSE(a.comparable);
 }
 
@@ -199,7 +199,7 @@ TEST(Analysis, UnavailableEnvironmentsBecomeNotes) {
   std::vector<json> r;
   r.push_back({{"type", "environment_unavailable"}, {"env", "docker"}, {"reason", "daemon down"}});
   add_launch(r, "host", 1, {1.0});
-  Analysis a = analyze(manifest(), r);
+  Analysis a = analyze(run_manifest(), r);
   EXPECT_TRUE(a.cases[0].overheads.empty());
   ASSERT_EQ(a.notes.size(), 1u);
   EXPECT_THAT(a.notes[0], HasSubstr("docker: daemon down"));

@@ -3,6 +3,10 @@
 // launches cut off by a kill and failures measured again.
 #include "orchestrator/resume.h"
 
+#include <string>
+#include <utility>
+#include <vector>
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -129,6 +133,14 @@ TEST(Resume, APlanThisVersionReadsDifferentlyIsRefused) {
   json bad_env = two_env_plan();
   bad_env["environments"][0] = "vmware";
   EXPECT_THROW(plan_from_json(bad_env), std::runtime_error);
+  // Numbers a hand edit can leave: each refused, none converted unchecked.
+  for (const auto& [key, value] : std::vector<std::pair<std::string, json>>{
+           {"runs", 3.5}, {"runs", 1e300}, {"runs", -2}, {"max_runs", "9"}, {"seed", -1.5},
+           {"case_timeout_seconds", -1}, {"case_timeout_seconds", 0}, {"case_timeout_seconds", 1e300}}) {
+    json edited = two_env_plan();
+    edited[key] = value;
+    EXPECT_THROW(plan_from_json(edited), std::runtime_error) << key << " = " << value.dump();
+  }
 }
 
 TEST(Resume, TheBinaryMustBeTheOneThatStartedTheRun) {

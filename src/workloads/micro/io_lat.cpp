@@ -11,7 +11,7 @@ namespace dlcbench {
 
 namespace {
 
-ScratchFileSpec spec_of(const MicroParams& params) {
+ScratchFileSpec io_lat_spec(const MicroParams& params) {
   ScratchFileSpec spec;
   spec.benchmark = "io-lat";
   spec.dir = params.path;
@@ -26,7 +26,7 @@ ScratchFileSpec spec_of(const MicroParams& params) {
 }  // namespace
 
 IoLatBenchmark::IoLatBenchmark(const MicroParams& params)
-    : path_(canonical_folder(params.path)), file_(spec_of(params)), generator_(params.seed) {
+    : path_(canonical_folder(params.path)), file_(io_lat_spec(params)), generator_(params.seed) {
   // Written with O_DIRECT (set by the scratch file), fsynced, and dropped
   // from the page cache in case the file system kept a copy.
   file_.fill();

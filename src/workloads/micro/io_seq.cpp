@@ -17,7 +17,7 @@ bool parse_mode(const std::string& variant) {
   throw UsageError(fmt::format("io-seq has no mode '{}': choose write or read", variant));
 }
 
-ScratchFileSpec spec_of(const MicroParams& params) {
+ScratchFileSpec io_seq_spec(const MicroParams& params) {
   ScratchFileSpec spec;
   spec.benchmark = "io-seq";
   spec.dir = params.path;
@@ -34,7 +34,7 @@ IoSeqBenchmark::IoSeqBenchmark(const MicroParams& params)
     : write_(parse_mode(params.variant)),
       direct_(params.direct),
       path_(canonical_folder(params.path)),
-      file_(spec_of(params)) {
+      file_(io_seq_spec(params)) {
   // A read needs something to read: written once here, in the mode the runs
   // read it, and fsynced; each run drops it from the page cache first.
   if (!write_) file_.fill();
