@@ -23,6 +23,7 @@
 
 #include "../unit/test_files.h"
 #include "core/process.h"
+#include "core/scratch_dir.h"
 #include "test_support.h"
 
 namespace dlcbench {
@@ -254,6 +255,9 @@ TEST(Faults, AnOrchestratorKilledWithSigkillLeavesWholeLinesAndNoWorker) {
   EXPECT_TRUE(wait_until([&] { return !alive(workers[0]); }, 10)) << "worker " << workers[0] << " still runs";
   auto manifest = json::parse(std::ifstream(testing::only_run_dir(out) / "manifest.json"));
   EXPECT_EQ(manifest["status"], "running");  // as it was: `run --resume` picks it up
+  // What only a resume would remove: the killed session's TMPDIR for its workers.
+  for (const auto& left : scratch_dirs_left("dlcbench-host-" + testing::only_run_dir(out).filename().string()))
+    fs::remove_all(left);
 }
 
 }  // namespace

@@ -191,6 +191,7 @@ TEST(Resume, RefusesAnotherBinaryAnotherPlanOrAFolderWithoutARun) {
 
   EXPECT_EQ(fs::file_size(run_dir / "results.jsonl"), size);  // none of them touched the run
   EXPECT_EQ(manifest_of(run_dir)["status"], "running");
+  for (const auto& left : scratch_of(run_dir, "host")) fs::remove_all(left);  // no resume follows
 }
 
 TEST(Resume, AKilledRunWithDockerLeavesNoContainerOrImageAfterTheResume) {
