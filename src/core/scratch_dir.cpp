@@ -2,6 +2,8 @@
 
 #include <stdlib.h>
 
+#include <stdexcept>
+
 #include "core/errors.h"
 
 namespace fs = std::filesystem;
@@ -37,6 +39,20 @@ std::vector<fs::path> scratch_dirs_left(const std::string& prefix) {
       found.push_back(entry.path());
   }
   return found;
+}
+
+std::vector<std::string> remove_scratch_dirs_left(const std::string& prefix, const fs::path& keep,
+                                                  const std::function<void(const fs::path&)>& before_removal) {
+  std::vector<std::string> removed;
+  for (const auto& dir : scratch_dirs_left(prefix)) {
+    if (dir == keep) continue;
+    if (before_removal) before_removal(dir);
+    std::error_code ec;
+    fs::remove_all(dir, ec);
+    if (ec) throw std::runtime_error("cannot remove " + dir.string() + ": " + ec.message());
+    removed.push_back(dir.string());
+  }
+  return removed;
 }
 
 }  // namespace dlcbench

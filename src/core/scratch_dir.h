@@ -3,6 +3,7 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -27,5 +28,12 @@ class ScratchDir {
 // The folders ScratchDir(prefix) made in $TMPDIR that still exist, e.g. those
 // of a session killed with SIGKILL, which could not remove them.
 std::vector<std::filesystem::path> scratch_dirs_left(const std::string& prefix);
+
+// Removes those folders but `keep` (the current session's), first calling
+// `before_removal` on each (to stop what still runs from it); returns their
+// paths. Throws std::runtime_error if one cannot be removed.
+std::vector<std::string> remove_scratch_dirs_left(
+    const std::string& prefix, const std::filesystem::path& keep = {},
+    const std::function<void(const std::filesystem::path&)>& before_removal = {});
 
 }  // namespace dlcbench

@@ -13,7 +13,6 @@
 namespace dlcbench {
 namespace {
 
-
 std::string text_of(const nlohmann::json& manifest, const char* key) {
   if (!manifest.is_object() || !manifest.contains(key)) return "?";
   const auto& v = manifest.at(key);

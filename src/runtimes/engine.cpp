@@ -158,12 +158,6 @@ class EngineEnvironment : public Environment {
     if (!listed.result.ok())
       throw std::runtime_error(fmt::format("{} ps failed: {}", flavour_.name, first_line(listed.result.stderr_tail)));
     std::vector<std::string> removed;
-    // The image's tar, if a session was killed while it built it.
-    for (const auto& dir : scratch_dirs_left(image_scratch_prefix())) {
-      std::error_code ec;
-      fs::remove_all(dir, ec);
-      if (!ec) removed.push_back(dir.string());
-    }
     std::stringstream names(listed.out);
     for (std::string name; std::getline(names, name);) {
       if (name.empty()) continue;
@@ -173,6 +167,9 @@ class EngineEnvironment : public Environment {
                                              first_line(rm.result.stderr_tail)));
       removed.push_back(name);
     }
+    // The image's tar, if a session was killed while it built it.
+    const auto folders = remove_scratch_dirs_left(image_scratch_prefix());
+    removed.insert(removed.end(), folders.begin(), folders.end());
     return removed;
   }
 
@@ -331,7 +328,7 @@ class EngineEnvironment : public Environment {
       imported_now_ = context_.adopt_image;
       return run_tag_;
     }
-    if (image_exists(shared_tag_) && tag_as(run_tag)) {
+    if (image_exists(shared_tag_) && tag_as(run_tag).empty()) {
       imported_now_ = context_.adopt_image;  // a killed session of this run imported it
       return run_tag_;
     }
@@ -347,21 +344,20 @@ class EngineEnvironment : public Environment {
       throw EnvironmentUnavailable(fmt::format("{} import of the worker image failed: {}\n{}", flavour_.name,
                                                imported.result.describe(), imported.result.stderr_tail));
     imported_now_ = true;
-    if (!tag_as(run_tag))
+    if (const std::string error = tag_as(run_tag); !error.empty())
       throw EnvironmentUnavailable(fmt::format("{} tag {} {} failed right after the import: {}", flavour_.name,
-                                               shared_tag_, run_tag, last_tag_error_));
+                                               shared_tag_, run_tag, error));
     return run_tag_;
   }
 
-  bool tag_as(const std::string& run_tag) {
+  // Tags the shared image as this run's; returns the engine's error, or "".
+  std::string tag_as(const std::string& run_tag) {
     auto tagged = capture_output(global({"tag", shared_tag_, run_tag}), 60);
-    if (!tagged.result.ok()) {
-      last_tag_error_ = first_line(tagged.result.stderr_tail);
-      return false;
-    }
+    if (!tagged.result.ok()) return first_line(tagged.result.stderr_tail);
     run_tag_ = run_tag;
-    return true;
+    return "";
   }
+
 
   const EngineFlavour& flavour_;
   EnvironmentContext context_;
@@ -376,7 +372,6 @@ class EngineEnvironment : public Environment {
   std::string image_;
   std::string shared_tag_;     // dlcbench's image: dlcbench-worker:<content>
   std::string run_tag_;        // this run's tag of it, removed at the end
-  std::string last_tag_error_;
   bool image_built_ = false;
   bool imported_now_ = false;
 };

@@ -2,9 +2,6 @@
 
 #include <filesystem>
 #include <optional>
-#include <stdexcept>
-
-#include <fmt/format.h>
 
 #include "core/scratch_dir.h"
 
@@ -24,15 +21,7 @@ class HostEnvironment : public Environment {
 
   std::vector<std::string> remove_leftovers() override {
     // A session killed with SIGKILL leaves its folder; the run id names it.
-    std::vector<std::string> removed;
-    for (const auto& dir : scratch_dirs_left(scratch_prefix())) {
-      if (scratch_ && dir == scratch_->path()) continue;
-      std::error_code ec;
-      fs::remove_all(dir, ec);
-      if (ec) throw std::runtime_error(fmt::format("cannot remove {}: {}", dir.string(), ec.message()));
-      removed.push_back(dir.string());
-    }
-    return removed;
+    return remove_scratch_dirs_left(scratch_prefix(), scratch_ ? scratch_->path() : fs::path());
   }
 
   LaunchCommand command(const WorkerLaunch& launch, const std::string&) const override {

@@ -101,14 +101,10 @@ class OciEnvironment : public Environment {
     // of this run killed with SIGKILL left: its containers (runc's child
     // outlives it) and its folder with their root file system.
     std::vector<std::string> removed = remove_containers_in(state_);
-    for (const auto& dir : scratch_dirs_left(scratch_prefix())) {
-      if (dir == scratch_->path()) continue;
+    const auto folders = remove_scratch_dirs_left(scratch_prefix(), scratch_->path(), [&](const fs::path& dir) {
       for (auto& name : remove_containers_in(dir / "state")) removed.push_back(std::move(name));
-      std::error_code ec;
-      fs::remove_all(dir, ec);
-      if (ec) throw std::runtime_error(fmt::format("cannot remove {}: {}", dir.string(), ec.message()));
-      removed.push_back(dir.string());
-    }
+    });
+    removed.insert(removed.end(), folders.begin(), folders.end());
     return removed;
   }
 
