@@ -57,6 +57,10 @@ std::vector<std::filesystem::path> parse_ldd_output(const std::string& text);
 // system allows, copies otherwise).
 void write_rootfs(const ImageContent& content, const std::filesystem::path& root);
 
+// Whether GNU tar's complaints are all "file changed as we read it" (and
+// there is at least one).
+bool tar_only_saw_files_change(const std::string& stderr_text);
+
 // Writes the image's root file system as a tar archive (via GNU tar).
 void write_rootfs_tar(const ImageContent& content, const std::filesystem::path& tar_file,
                       const std::filesystem::path& scratch);

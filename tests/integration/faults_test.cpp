@@ -5,12 +5,14 @@
 // with SIGKILL. In each, the other cases and environments go on, the failure
 // is recorded with its cause, and the report shows it (for SIGKILL: every
 // line of results.jsonl written before the kill is whole).
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/mount.h>
 #include <sys/statvfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <fstream>
 #include <functional>
@@ -196,29 +198,35 @@ TEST(Faults, TheDiskFillingUpDuringAnIoBenchmarkFailsItWithTheCause) {
   ASSERT_EQ(mount("tmpfs", disk.c_str(), "tmpfs", 0, "size=256m,mode=0755"), 0) << strerror(errno);
   const fs::path out = dir / "res";
   const pid_t run = testing::spawn_dlcbench(
+      // Enough writes (each 64 MiB into memory, tens of milliseconds) that
+      // the case is still running, whatever the machine, when the disk fills;
+      // should it not fill, the case ends in a minute and the test fails.
       run_args(out, {"--workloads", "io-seq/write:size=64m,block=1m,mode=buffered,gemm/sgemm:n=128", "--warmup",
-                     "1", "--iters", "30", "--runs", "1", "--envs", "host", "--path", disk.string()}),
+                     "1", "--iters", "2000", "--runs", "1", "--envs", "host", "--path", disk.string()}),
       dir / "log");
   const std::string io_case = "io-seq/write/buffered/bs1M/64M@" + disk.string();
   ASSERT_TRUE(wait_until([&] { return has_sample(out, "host", io_case, 1); }, 120)) << "no sample";
-  // Another program takes the free space while the benchmark runs: the
-  // worker is held still for that moment so the next write meets it.
-  const auto workers = host_workers(run);
-  ASSERT_EQ(workers.size(), 1u);
-  kill(workers[0], SIGSTOP);
-  struct statvfs vfs {};
-  ASSERT_EQ(statvfs(disk.c_str(), &vfs), 0);
-  const auto free_bytes = static_cast<std::int64_t>(vfs.f_bavail) * static_cast<std::int64_t>(vfs.f_frsize);
-  {
-    std::ofstream filler(disk / "filler", std::ios::binary);
-    const std::string chunk(1 << 20, 'x');
-    for (std::int64_t written = 0; written < free_bytes - (8 << 20); written += chunk.size()) filler << chunk;
-  }
-  kill(workers[0], SIGCONT);
-  EXPECT_EQ(wait_exit(run, 120), 1);
+  // Another program takes the free space while the benchmark runs, and
+  // keeps taking what frees up (each write of the benchmark first truncates
+  // its file), until the benchmark's next write finds none.
+  std::atomic<bool> run_ended = false;
+  std::thread filler([&] {
+    const int fd = open((disk / "filler").c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+    if (fd < 0) return;
+    const std::string chunk(64 << 10, 'x');
+    while (!run_ended) {
+      if (write(fd, chunk.data(), chunk.size()) < 0) std::this_thread::sleep_for(std::chrono::microseconds(200));
+    }
+    close(fd);
+  });
+  const int status = wait_exit(run, 120);
+  run_ended = true;
+  filler.join();
+  EXPECT_EQ(status, 1);
   fs::remove(disk / "filler");
   umount(disk.c_str());
   const auto l = launches(out);
+  ASSERT_FALSE(l.at(io_case + "@host#1")["ok"].get<bool>()) << "the writes all succeeded";
   const std::string cause = l.at(io_case + "@host#1")["cause"];
   EXPECT_THAT(cause, AllOf(HasSubstr("io error"), HasSubstr("No space left on device"),
                            HasSubstr("filled up while the benchmark ran")));

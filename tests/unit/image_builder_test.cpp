@@ -24,6 +24,15 @@ TEST(ImageBuilder, AMissingLibraryIsAnError) {
   EXPECT_THROW(parse_ldd_output("\tlibgone.so.3 => not found\n"), EnvironmentUnavailable);
 }
 
+TEST(ImageBuilder, OnlyFilesChangingUnderTarIsToleratedNotTarsOtherErrors) {
+  // What GNU tar prints when another run hard-links the same library.
+  EXPECT_TRUE(tar_only_saw_files_change("tar: ./usr/lib/x86_64-linux-gnu/libc.so.6: file changed as we read it\n"));
+  EXPECT_TRUE(tar_only_saw_files_change("tar: ./a: file changed as we read it\ntar: ./b: file changed as we read it"));
+  EXPECT_FALSE(tar_only_saw_files_change(""));
+  EXPECT_FALSE(tar_only_saw_files_change("tar: ./a: file changed as we read it\ntar: ./b: Cannot open: Permission denied\n"));
+  EXPECT_FALSE(tar_only_saw_files_change("tar: /out.tar: Wrote only 4096 of 10240 bytes\n"));
+}
+
 TEST(ImageBuilder, ContentOfARealBinaryIncludesItsLoader) {
   auto ls = find_program("ls");
   ASSERT_TRUE(ls);
