@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # The test command, from a fresh Debian 12 machine: installs what is needed,
-# builds with warnings as errors, and runs the unit tests, then the
-# integration and fault tests against a real Docker Engine (started here if
-# none runs, and stopped afterwards), Podman, runc and crun. There a runtime
-# that cannot start a container fails its tests instead of skipping them.
-# Not here, for time (each is minutes on 2 cores): the unit tests under
-# ASan+UBSan (scripts/sanitize.sh) and the cleanliness tests
-# (`ctest -L cleanliness` in build/).
+# builds with warnings as errors, and runs the unit tests, the unit tests
+# again under ASan+UBSan (scripts/sanitize.sh), then the integration and fault
+# tests against a real Docker Engine (started here if none runs, and stopped
+# afterwards), Podman, runc and crun. There a runtime that cannot start a
+# container fails its tests instead of skipping them.
+# Not here, for time (minutes on 2 cores, and they must run alone): the
+# cleanliness tests (`ctest -L cleanliness` in build/).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
@@ -22,6 +22,8 @@ cd build
 # The unit tests in one process: ctest starts one per test, and each start
 # loads LibTorch (about a second, 350 times).
 tests/unit_tests --gtest_brief=1
+# About 7 minutes on 2 cores: 5 of compiling (build-sanitize/), 2 of tests.
+../scripts/sanitize.sh
 # Integration and fault tests two at a time: each run has its own run id,
 # containers and image tag.
 DLCBENCH_REQUIRE_DOCKER=1 DLCBENCH_REQUIRE_RUNTIMES=1 DLCBENCH_REQUIRE_BROWSER=1 \
