@@ -1,19 +1,14 @@
 # Finds nvcc, the CUDA runtime, cuBLAS and cuDNN, and builds
 # libdlcbench-cuda.so beside the dlcbench binary. Sets DLCBENCH_HAVE_CUDA on
-# dlcbench_lib when it does; says what is missing when it does not.
-if(DLCBENCH_SANITIZE)
-  # The sanitizer flags are host-compiler flags nvcc does not take; the
-  # sanitizer build checks the CPU code.
-  message(STATUS "CUDA plugin: not built in the sanitizer build")
-  return()
-endif()
+# dlcbench_lib when it does; when it does not, DLCBENCH_CUDA_NOT_BUILT says
+# what is missing (in the configure log and in dlcbench's own messages).
 if(NOT CMAKE_CUDA_COMPILER AND NOT DEFINED ENV{CUDACXX} AND EXISTS /usr/local/cuda/bin/nvcc)
   set(CMAKE_CUDA_COMPILER /usr/local/cuda/bin/nvcc)
 endif()
 include(CheckLanguage)
 check_language(CUDA)
 if(NOT CMAKE_CUDA_COMPILER)
-  message(STATUS "CUDA plugin: not built (no nvcc: install the CUDA toolkit under /usr/local/cuda)")
+  set(DLCBENCH_CUDA_NOT_BUILT "no nvcc was found when it was built: install the CUDA toolkit 13 with cuBLAS and cuDNN 9 under /usr/local/cuda and rebuild (scripts/build.sh)")
   return()
 endif()
 # sm_90 (H100, H200) machine code and its PTX, which newer GPUs compile at
@@ -32,7 +27,7 @@ find_package(CUDAToolkit REQUIRED)
 find_path(CUDNN_INCLUDE_DIR cudnn.h HINTS ${CUDAToolkit_INCLUDE_DIRS})
 find_library(CUDNN_LIBRARY cudnn HINTS ${CUDAToolkit_LIBRARY_DIR} ${CUDAToolkit_LIBRARY_ROOT}/lib)
 if(NOT CUDNN_INCLUDE_DIR OR NOT CUDNN_LIBRARY)
-  message(STATUS "CUDA plugin: not built (cuDNN 9 not found beside the CUDA toolkit: install it under /usr/local/cuda)")
+  set(DLCBENCH_CUDA_NOT_BUILT "cuDNN 9 was not found beside the CUDA toolkit when it was built: install it under /usr/local/cuda and rebuild (scripts/build.sh)")
   return()
 endif()
 message(STATUS "CUDA plugin: CUDA ${CUDAToolkit_VERSION}, cuDNN ${CUDNN_LIBRARY}, architectures ${CMAKE_CUDA_ARCHITECTURES}")

@@ -32,9 +32,7 @@ std::string backend_unavailable(const std::string& name) {
     return "the onednn back end is not compiled in: install libdnnl-dev and ocl-icd-opencl-dev "
            "(scripts/install-deps.sh) and rebuild (scripts/build.sh)";
 #endif
-  if (name == "cuda" && !gpu_plugin_built()) return "the cuda back end needs the CUDA plugin, which is not compiled in: "
-                                                    "install the CUDA toolkit 13 with cuBLAS and cuDNN 9 under "
-                                                    "/usr/local/cuda and rebuild (scripts/build.sh)";
+  if (name == "cuda" && !gpu_plugin_built()) return "the cuda back end needs the CUDA plugin: " + gpu_plugin_not_built();
   return "";
 }
 

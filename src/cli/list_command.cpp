@@ -56,7 +56,7 @@ void add_list_command(CLI::App& app, int& exit_code) {
       std::string units = m.figure_unit;
       for (const auto& [variant, unit] : m.variant_units) units += fmt::format(", {}: {}", variant, unit);
       std::string installed;
-      if (m.gpu && !gpu_plugin_built()) installed = "; not compiled in: needs the CUDA toolkit at build time";
+      if (m.gpu && !gpu_plugin_built()) installed = "; " + gpu_plugin_not_built();
       if (const ExternalTool* tool = find_external_tool(m.name))
         installed = tool_program(*tool) ? fmt::format("; {} installed", tool_program(*tool)->string())
                                         : fmt::format("; not installed: apt-get install {}", tool->package);

@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "core/errors.h"
+#include "gpu/cuda_plugin_status.h"
 #include "core/process.h"
 #include "runtimes/image_builder.h"
 
@@ -19,10 +20,6 @@ namespace fs = std::filesystem;
 
 namespace dlcbench {
 namespace {
-
-constexpr const char* kNotBuilt =
-    "the CUDA plugin is not compiled in: install the CUDA toolkit 13 with cuBLAS and cuDNN 9 under /usr/local/cuda "
-    "and rebuild (scripts/build.sh); the build log's 'CUDA plugin:' line says what was missing";
 
 fs::path running_binary() {
   std::error_code ec;
@@ -46,6 +43,11 @@ bool gpu_plugin_built() {
 #endif
 }
 
+std::string gpu_plugin_not_built() {
+  if (gpu_plugin_built()) return "";
+  return fmt::format("the CUDA plugin is not compiled in: {}", DLCBENCH_CUDA_NOT_BUILT);
+}
+
 std::string cuda_version_text(int version) { return fmt::format("{}.{}", version / 1000, version % 1000 / 10); }
 
 fs::path gpu_plugin_path() {
@@ -63,7 +65,7 @@ const GpuPlugin& gpu_plugin() {
   static const GpuPlugin* loaded = nullptr;
   std::lock_guard lock(mutex);
   if (loaded) return *loaded;
-  if (!gpu_plugin_built()) throw GpuError(kNotBuilt);
+  if (!gpu_plugin_built()) throw GpuError(gpu_plugin_not_built());
   const fs::path path = gpu_plugin_path();
   if (!fs::exists(path))
     throw GpuError(fmt::format("the CUDA plugin {} is missing: it is built beside dlcbench (target dlcbench_cuda); "
@@ -116,7 +118,7 @@ GpuDriverReport gpu_driver_report() {
   auto problem = [&](std::string text) {
     if (r.problem.empty()) r.problem = std::move(text);
   };
-  if (!r.plugin_built) problem(kNotBuilt);
+  if (!r.plugin_built) problem(gpu_plugin_not_built());
   else if (!r.plugin_present) problem(fmt::format("the CUDA plugin {} is missing: rebuild (scripts/build.sh)", r.plugin_path));
 
   // The driver's user-space library. dlopen does not start the driver; the

@@ -16,6 +16,10 @@ namespace dlcbench {
 // Whether this build has the CUDA plugin (CUDA toolkit found at build time).
 bool gpu_plugin_built();
 
+// Why this build has no CUDA plugin and how to get one ("the CUDA plugin is
+// not compiled in: ..."); empty where it has one.
+std::string gpu_plugin_not_built();
+
 // The plugin file: $DLCBENCH_CUDA_PLUGIN, else libdlcbench-cuda.so beside
 // the running dlcbench binary (in images too).
 std::filesystem::path gpu_plugin_path();

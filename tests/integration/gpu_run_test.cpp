@@ -22,7 +22,7 @@ using json = nlohmann::json;
 
 TEST(Gpu, GpuAndCpuCasesInOneRunOnTheHostAndInDocker) {
   REQUIRE_RUNTIME("docker");
-  if (!gpu_plugin_built()) GTEST_SKIP() << "no CUDA toolkit at build time: the plugin is not built";
+  if (!gpu_plugin_built()) GTEST_SKIP() << gpu_plugin_not_built();
   const std::string no_gpu = gpu_unavailable_reason();
   testing::TempDir out;
   auto r = testing::run_dlcbench({"run", "--workloads", "gemm/sgemm:n=128,gpu-gemm/fp32:n=256,fcn5", "--backends",

@@ -28,10 +28,7 @@
 #include "backends/backend.h"
 #include "backends/parameters.h"
 #include "core/errors.h"
-
-#if DLCBENCH_HAVE_CUDA
 #include "gpu/gpu_loader.h"
-#endif
 
 namespace dlcbench {
 namespace {
@@ -122,8 +119,7 @@ TEST_F(CudaBackendTest, LabelsOutsideTheClassesAreRejectedOnLoad) {
 #else
 
 TEST(CudaBackendTest, SkippedWithoutTheCudaToolkit) {
-  GTEST_SKIP() << "no GPU: this build has no CUDA plugin (the CUDA toolkit with cuBLAS and cuDNN 9 was not found "
-                  "at build time)";
+  GTEST_SKIP() << "no GPU: " << gpu_plugin_not_built();
 }
 
 #endif

@@ -112,7 +112,7 @@ TEST(GpuPlan, GpuMicroBenchmarksAreGpuCasesWithTheirSizes) {
 TEST(GpuPlugin, BuiltBesideDlcbenchLoadsAndSaysWhyThereIsNoGpu) {
   if (!gpu_plugin_built()) {
     EXPECT_THAT(error_of<GpuError>([] { gpu_plugin(); }), HasSubstr("CUDA plugin is not compiled in"));
-    GTEST_SKIP() << "no CUDA toolkit at build time: the plugin is not built";
+    GTEST_SKIP() << gpu_plugin_not_built();
   }
   const GpuPlugin& plugin = gpu_plugin();  // loads: every symbol resolved, the ABI matches
   EXPECT_EQ(plugin.abi, kGpuPluginAbi);
@@ -133,7 +133,7 @@ TEST(GpuPlugin, BuiltBesideDlcbenchLoadsAndSaysWhyThereIsNoGpu) {
 }
 
 TEST(GpuPlugin, ImagesCarryThePluginBesideTheBinaryAndCudnnsEngines) {
-  if (!gpu_plugin_built()) GTEST_SKIP() << "no CUDA toolkit at build time: the plugin is not built";
+  if (!gpu_plugin_built()) GTEST_SKIP() << gpu_plugin_not_built();
   const auto extras = gpu_image_extras();
   ASSERT_FALSE(extras.empty());
   EXPECT_EQ(extras[0].in_image, "/opt/dlcbench/bin/libdlcbench-cuda.so");
