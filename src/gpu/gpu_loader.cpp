@@ -12,8 +12,8 @@
 #include <fmt/format.h>
 
 #include "core/errors.h"
-#include "gpu/cuda_plugin_status.h"
 #include "core/process.h"
+#include "gpu/cuda_plugin_status.h"
 #include "runtimes/image_builder.h"
 
 namespace fs = std::filesystem;

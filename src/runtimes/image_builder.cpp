@@ -180,14 +180,12 @@ bool tar_only_saw_files_change(const std::string& stderr_text) {
 
 namespace {
 
-// What tells a library's content apart: its size and modification time (as
-// in the content id). Its change time is left out on purpose, see below.
-std::vector<std::pair<std::uintmax_t, fs::file_time_type>> content_stamps(const ImageContent& content) {
-  std::vector<std::pair<std::uintmax_t, fs::file_time_type>> stamps;
-  for (const auto& f : content.files) {
-    const fs::path real = fs::canonical(f.host);
-    stamps.emplace_back(fs::file_size(real), fs::last_write_time(real));
-  }
+// What tells the files' contents apart: each one's size and modification
+// time, as the content id has them (file_identity). Their change time is
+// left out on purpose, see below.
+std::string content_stamps(const ImageContent& content) {
+  std::string stamps;
+  for (const auto& f : content.files) stamps += file_identity(f.host);
   return stamps;
 }
 
