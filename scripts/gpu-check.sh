@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The GPU check, for a machine with an NVIDIA GPU and its driver and nothing
-# else set up: installs what dlcbench needs (scripts/install-deps.sh, where
-# Debian's archive is reachable), builds dlcbench with the CUDA plugin, runs
+# else set up: installs what dlcbench needs (scripts/install-deps.sh from
+# Debian's archive, then scripts/install-cuda.sh: CUDA 13 and cuDNN 9 from
+# NVIDIA's repository where they are missing), builds dlcbench with the CUDA
+# plugin, runs
 # the GPU unit tests (the cuda back end's agreement with LibTorch on the CPU,
 # gpu-gemm and gpu-copy on the device), then one run of gpu-gemm, gpu-copy
 # and a training step of each network with the cuda back end on the host and
@@ -31,13 +33,24 @@ if ! scripts/install-deps.sh >"$out/install-deps.log" 2>&1; then
   echo "gpu-check: scripts/install-deps.sh failed (see $out/install-deps.log); going on with what is installed" >&2
 fi
 
+step "CUDA toolkit and cuDNN"
+if ! nvcc=$(scripts/install-cuda.sh 2>"$out/install-cuda.log"); then
+  cat "$out/install-cuda.log" >&2
+  echo "gpu-check: the CUDA plugin needs CUDA 13 with cuBLAS and cuDNN 9 (see $out/install-cuda.log)" >&2
+  exit 1
+fi
+tail -1 "$out/install-cuda.log"
+
 step "build (dlcbench, the CUDA plugin, unit tests)"
-export BUILD_DIR=build-gpu
-scripts/build.sh -DCMAKE_CUDA_ARCHITECTURES="${CUDA_ARCH:-90}" -DDLCBENCH_BENCH=OFF >"$out/build.log" 2>&1 ||
+# Configured here, not by scripts/build.sh, to keep CMake's own messages:
+# "CUDA plugin: CUDA 13.0, ..." or why it is not built.
+{ cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CUDA_COMPILER="$nvcc" \
+    -DCMAKE_CUDA_ARCHITECTURES="${CUDA_ARCH:-90}" -DDLCBENCH_BENCH=OFF &&
+  cmake --build build-gpu -j "$(nproc)"; } >"$out/build.log" 2>&1 ||
   { tail -30 "$out/build.log" >&2; echo "gpu-check: build failed (see $out/build.log)" >&2; exit 1; }
-grep -q 'CUDA plugin: CUDA' "$out/build.log" || cmake -LA -N build-gpu | grep -i cuda >>"$out/build.log" || true
+grep 'CUDA plugin' "$out/build.log" || true
 if [ ! -f build-gpu/libdlcbench-cuda.so ]; then
-  echo "gpu-check: the CUDA plugin was not built: $(grep 'CUDA plugin' "$out/build.log" || echo 'see build.log')" >&2
+  echo "gpu-check: the CUDA plugin was not built (see $out/build.log)" >&2
   exit 1
 fi
 build-gpu/dlcbench doctor --json >"$out/doctor.json" 2>&1 || true

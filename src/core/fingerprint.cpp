@@ -8,6 +8,7 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <regex>
 #include <set>
 #include <sstream>
 #include <vector>
@@ -162,6 +163,11 @@ nlohmann::json blas_info() {
   return j;
 }
 
+bool is_gpu_driver_library(const std::string& file_name) {
+  static const std::regex driver_file(R"(lib(cuda|cudadebugger|nvidia-[A-Za-z0-9_-]+)\.so\.[0-9][0-9.]*)");
+  return std::regex_match(file_name, driver_file);
+}
+
 nlohmann::json loaded_libraries(const fs::path& maps_file) {
   std::set<std::string> entries;
   std::ifstream maps(maps_file);
@@ -171,8 +177,9 @@ nlohmann::json loaded_libraries(const fs::path& maps_file) {
     const auto slash = line.find('/');
     if (slash == std::string::npos) continue;
     const fs::path path = line.substr(slash);
-    const std::string name = path.filename().string();
+    std::string name = path.filename().string();
     if (name.find(".so") == std::string::npos) continue;
+    if (is_gpu_driver_library(name)) name.erase(name.find(".so") + 3);
     std::error_code ec;
     const auto size = fs::file_size(path, ec);
     entries.insert(fmt::format("{} {}", name, ec ? 0 : size));

@@ -45,10 +45,17 @@ std::string self_executable_sha256();
 // set (hex).
 nlohmann::json process_security();
 
+// Whether a file name is one of the NVIDIA driver's user-space libraries:
+// libcuda, libcudadebugger and libnvidia-*, versioned names only
+// (libcuda.so.1, libcuda.so.580.95.05).
+bool is_gpu_driver_library(const std::string& file_name);
+
 // The shared libraries mapped into this process, by file name and size (not
 // path: a container holds the same files elsewhere): their count and a
 // sha256 over the sorted list. Reading every file's content would cost
-// seconds per launch.
+// seconds per launch. The driver's libraries are listed by name up to
+// ".so": a container that gets them by bind mount maps libcuda.so.1 where
+// the host maps the file that name links to, libcuda.so.580.95.05.
 nlohmann::json loaded_libraries(const std::filesystem::path& maps_file = "/proc/self/maps");
 
 // "0-3,6" style list of the CPUs this process may run on.

@@ -87,6 +87,16 @@ const GpuPlugin& gpu_plugin() {
   return *loaded;
 }
 
+std::string driver_version_problem(int driver_cuda_version, int runtime_cuda_version) {
+  // CUDA's minor-version compatibility: a 13.x runtime runs on any driver of
+  // CUDA 13 (the plugin holds machine code, so nothing needs a newer JIT).
+  if (!driver_cuda_version || !runtime_cuda_version || driver_cuda_version / 1000 >= runtime_cuda_version / 1000)
+    return "";
+  return fmt::format("the NVIDIA driver supports CUDA {} and this build needs CUDA {}: update the driver (CUDA 13 "
+                     "needs driver 580 or later), or build with an older CUDA toolkit",
+                     cuda_version_text(driver_cuda_version), cuda_version_text(runtime_cuda_version));
+}
+
 nlohmann::json GpuDriverReport::to_json() const {
   nlohmann::json j = {{"plugin_built", plugin_built},
                       {"plugin", plugin_path},
@@ -134,10 +144,8 @@ GpuDriverReport gpu_driver_report() {
   using InitFn = int (*)(unsigned);
   using CountFn = int (*)(int*);
   if (auto version = reinterpret_cast<VersionFn>(dlsym(driver, "cuDriverGetVersion"))) version(&r.driver_cuda_version);
-  if (r.runtime_cuda_version && r.driver_cuda_version && r.driver_cuda_version < r.runtime_cuda_version)
-    problem(fmt::format("the NVIDIA driver supports CUDA {} and this build needs {}: update the driver (or build "
-                        "with an older CUDA toolkit)",
-                        cuda_version_text(r.driver_cuda_version), cuda_version_text(r.runtime_cuda_version)));
+  if (auto too_old = driver_version_problem(r.driver_cuda_version, r.runtime_cuda_version); !too_old.empty())
+    problem(std::move(too_old));
   if (std::none_of(r.device_nodes.begin(), r.device_nodes.end(), [](const std::string& n) { return n == "/dev/nvidiactl"; }))
     problem("no NVIDIA device nodes: /dev/nvidiactl is missing (is the nvidia kernel module loaded? `nvidia-smi`)");
   auto init = reinterpret_cast<InitFn>(dlsym(driver, "cuInit"));

@@ -51,6 +51,10 @@ std::string gpu_unavailable_reason();
 // "13.0" for 13000.
 std::string cuda_version_text(int version);
 
+// Why a driver that supports CUDA `driver_cuda_version` cannot run this
+// build's runtime (both as 13000 for 13.0; 0: unknown); empty where it can.
+std::string driver_version_problem(int driver_cuda_version, int runtime_cuda_version);
+
 // What a worker image needs beyond the dlcbench binary for GPU cases: the
 // plugin (at its image path beside the binary) with its libraries, and the
 // libraries cuDNN and cuBLAS open at run time (cuDNN's engine libraries,

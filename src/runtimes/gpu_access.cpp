@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "core/errors.h"
+#include "core/fingerprint.h"
 #include "core/process.h"
 
 namespace fs = std::filesystem;
@@ -26,10 +27,9 @@ nlohmann::json GpuPassthrough::to_json() const {
 }
 
 std::vector<std::string> driver_library_names(const std::vector<std::string>& names) {
-  static const std::regex driver_file(R"(lib(cuda|cudadebugger|nvidia-[A-Za-z0-9_-]+)\.so\.[0-9][0-9.]*)");
   std::vector<std::string> found;
   for (const auto& n : names)
-    if (std::regex_match(n, driver_file)) found.push_back(n);
+    if (is_gpu_driver_library(n)) found.push_back(n);
   std::sort(found.begin(), found.end());
   return found;
 }
@@ -61,13 +61,15 @@ GpuPassthrough host_gpu_passthrough() {
   p.library_dir = fs::path(map->l_name).parent_path().string();
   std::vector<std::string> names;
   for (const auto& entry : fs::directory_iterator(p.library_dir, ec)) names.push_back(entry.path().filename().string());
-  for (const auto& name : driver_library_names(names)) p.libraries.push_back((fs::path(p.library_dir) / name).string());
+  // A link left dangling by a driver upgrade would fail the container's start.
+  for (const auto& name : driver_library_names(names))
+    if (const fs::path file = fs::path(p.library_dir) / name; fs::exists(file, ec)) p.libraries.push_back(file.string());
   return p;
 }
 
-bool docker_gpu_toolkit_present() {
-  return find_program("nvidia-container-runtime-hook").has_value() || find_program("nvidia-ctk").has_value();
-}
+// dockerd registers --gpus only where it finds this hook; nvidia-ctk alone
+// (nvidia-container-toolkit-base) does not make --gpus work.
+bool docker_gpu_toolkit_present() { return find_program("nvidia-container-runtime-hook").has_value(); }
 
 bool podman_gpu_cdi_present() {
   for (const char* folder : {"/etc/cdi", "/var/run/cdi"}) {

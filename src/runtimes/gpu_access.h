@@ -37,7 +37,7 @@ bool is_gpu_device_node(const std::string& name);
 GpuPassthrough host_gpu_passthrough();
 
 // The toolkit's pieces: docker --gpus needs nvidia-container-runtime-hook
-// (or nvidia-ctk) on the PATH; podman needs a CDI specification of
+// on the PATH; podman needs a CDI specification of
 // nvidia.com/gpu (nvidia-ctk cdi generate).
 bool docker_gpu_toolkit_present();
 bool podman_gpu_cdi_present();

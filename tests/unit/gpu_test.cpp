@@ -9,6 +9,7 @@
 #include <algorithm>
 
 #include "core/errors.h"
+#include "core/fingerprint.h"
 #include "gpu/gpu_loader.h"
 #include "gpu/gpu_peak.h"
 #include "orchestrator/plan.h"
@@ -20,6 +21,7 @@
 namespace dlcbench {
 namespace {
 
+using ::testing::AllOf;
 using ::testing::AnyOf;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
@@ -39,6 +41,44 @@ TEST(GpuAccess, DriverLibrariesAreCudaAndNvidiaVersionedFilesOnly) {
                                     "libc.so.6", "libnvidia-ml.so", "libcudadebugger.so.1", "nvidia-smi"}),
               ElementsAre("libcuda.so.1", "libcuda.so.580.159.03", "libcudadebugger.so.1", "libnvidia-ml.so.1",
                           "libnvidia-ptxjitcompiler.so.580.159.03"));
+}
+
+// A container given the driver by bind mounts maps libcuda.so.1 (the mount
+// point) where the host maps libcuda.so.580.95.05 (the file that name links
+// to): the same library, so the same fingerprint. Other libraries keep
+// their whole name, and a driver file of another size still differs.
+TEST(GpuAccess, DriverLibrariesBoundUnderTheirLinkNamesFingerprintAsTheHostsFiles) {
+  testing::TempDir dir;
+  const std::vector<std::uint8_t> driver(4096, 7), other(1000, 1);
+  testing::write_bytes(dir.path() / "libcuda.so.580.95.05", driver);
+  testing::write_bytes(dir.path() / "libcuda.so.1", driver);
+  testing::write_bytes(dir.path() / "libnvidia-ptxjitcompiler.so.1", std::vector<std::uint8_t>(2048, 3));
+  testing::write_bytes(dir.path() / "libfoo.so.1", other);
+  testing::write_bytes(dir.path() / "libfoo.so.2", other);
+  std::filesystem::create_directories(dir.path() / "big");
+  testing::write_bytes(dir.path() / "big" / "libcuda.so.1", std::vector<std::uint8_t>(8192, 7));
+  auto digest = [&](const std::vector<std::string>& files) {
+    std::string maps;
+    for (const auto& f : files) maps += "7f00-7f01 r-xp 00000000 08:01 1234   " + (dir.path() / f).string() + "\n";
+    testing::write_text(dir.path() / "maps", maps);
+    return loaded_libraries(dir.path() / "maps");
+  };
+  const auto host = digest({"libcuda.so.580.95.05", "libfoo.so.1"});
+  EXPECT_EQ(host["digest"], digest({"libcuda.so.1", "libfoo.so.1"})["digest"]);
+  EXPECT_THAT(host["files"], ElementsAre("libcuda.so 4096", "libfoo.so.1 1000"));
+  EXPECT_NE(host["digest"], digest({"libcuda.so.580.95.05", "libfoo.so.2"})["digest"]);
+  EXPECT_NE(host["digest"], digest({"big/libcuda.so.1", "libfoo.so.1"})["digest"]);
+  EXPECT_THAT(digest({"libnvidia-ptxjitcompiler.so.1"})["files"], ElementsAre("libnvidia-ptxjitcompiler.so 2048"));
+}
+
+// CUDA's minor-version compatibility: any driver of the runtime's major
+// version runs it; an older major is named with the fix.
+TEST(GpuDriver, AnOlderMajorVersionIsRefusedWithTheFixAndNewerMinorsRun) {
+  EXPECT_THAT(driver_version_problem(12080, 13000),
+              AllOf(HasSubstr("supports CUDA 12.8 and this build needs CUDA 13.0"), HasSubstr("update the driver")));
+  EXPECT_EQ(driver_version_problem(13000, 13010), "");
+  EXPECT_EQ(driver_version_problem(13020, 13000), "");
+  EXPECT_EQ(driver_version_problem(0, 13000), "");
 }
 
 TEST(GpuAccess, DeviceNodesAreTheOnesCudaOpens) {

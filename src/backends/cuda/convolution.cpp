@@ -21,16 +21,21 @@ ImageShape output_of(ImageShape in, const ConvOptions& o) {
 bool reports_fp32_math(cudnnMathType_t math) { return math == CUDNN_FMA_MATH || math == CUDNN_DEFAULT_MATH; }
 
 // The first of cuDNN's heuristic ranking that can run within the workspace
-// limit, preferring FP32 math; `what` names the pass in the error when none
-// can.
-template <class Perf>
-Perf first_usable(const std::vector<Perf>& ranked, int returned, const char* what) {
+// limit, preferring FP32 math, with its workspace reserved. An entry is kept
+// only once cuDNN sizes its workspace for these descriptors: a ranked entry
+// can still be one they do not support, and then the next one is tried, as
+// PyTorch does. `what` names the pass in the error when none can run.
+template <class Perf, class WorkspaceSize>
+auto choose_algorithm(const std::vector<Perf>& ranked, int returned, WorkspaceSize workspace_size,
+                      ConvWorkspace& workspace, const char* what) {
   for (const bool need_fp32_report : {true, false})
     for (int i = 0; i < returned; ++i) {
       const Perf& p = ranked[static_cast<std::size_t>(i)];
-      if (p.status == CUDNN_STATUS_SUCCESS && p.memory <= ConvWorkspace::kMaxWorkspaceBytes &&
-          (!need_fp32_report || reports_fp32_math(p.mathType)))
-        return p;
+      if (p.status != CUDNN_STATUS_SUCCESS || (need_fp32_report && !reports_fp32_math(p.mathType))) continue;
+      std::size_t bytes = 0;
+      if (workspace_size(p.algo, &bytes) != CUDNN_STATUS_SUCCESS || bytes > ConvWorkspace::kMaxWorkspaceBytes) continue;
+      workspace.reserve(bytes);
+      return p.algo;
     }
   throw GpuError(fmt::format("cuDNN offers no algorithm for this convolution's {} within {} MiB of workspace", what,
                              ConvWorkspace::kMaxWorkspaceBytes >> 20));
@@ -63,35 +68,43 @@ Conv2d::Conv2d(const GpuContext& gpu, DeviceParameters& params, const std::strin
 
   cudnnHandle_t handle = gpu.cudnn();
   int count = 0, returned = 0;
-  std::size_t bytes = 0;
 
   DLCBENCH_CUDNN(cudnnGetConvolutionForwardAlgorithmMaxCount(handle, &count));
   std::vector<cudnnConvolutionFwdAlgoPerf_t> forward(static_cast<std::size_t>(count));
   DLCBENCH_CUDNN(cudnnGetConvolutionForwardAlgorithm_v7(handle, x_desc_.get(), w_desc_.get(), conv_desc_.get(),
                                                         y_desc_.get(), count, &returned, forward.data()));
-  forward_algo_ = first_usable(forward, returned, "forward pass").algo;
-  DLCBENCH_CUDNN(cudnnGetConvolutionForwardWorkspaceSize(handle, x_desc_.get(), w_desc_.get(), conv_desc_.get(),
-                                                         y_desc_.get(), forward_algo_, &bytes));
-  workspace.reserve(bytes);
+  forward_algo_ = choose_algorithm(
+      forward, returned,
+      [&](cudnnConvolutionFwdAlgo_t algo, std::size_t* bytes) {
+        return cudnnGetConvolutionForwardWorkspaceSize(handle, x_desc_.get(), w_desc_.get(), conv_desc_.get(),
+                                                       y_desc_.get(), algo, bytes);
+      },
+      workspace, "forward pass");
 
   DLCBENCH_CUDNN(cudnnGetConvolutionBackwardFilterAlgorithmMaxCount(handle, &count));
   std::vector<cudnnConvolutionBwdFilterAlgoPerf_t> filter(static_cast<std::size_t>(count));
   DLCBENCH_CUDNN(cudnnGetConvolutionBackwardFilterAlgorithm_v7(handle, x_desc_.get(), y_desc_.get(), conv_desc_.get(),
                                                                w_desc_.get(), count, &returned, filter.data()));
-  filter_algo_ = first_usable(filter, returned, "weight gradient").algo;
-  DLCBENCH_CUDNN(cudnnGetConvolutionBackwardFilterWorkspaceSize(handle, x_desc_.get(), y_desc_.get(), conv_desc_.get(),
-                                                                w_desc_.get(), filter_algo_, &bytes));
-  workspace.reserve(bytes);
+  filter_algo_ = choose_algorithm(
+      filter, returned,
+      [&](cudnnConvolutionBwdFilterAlgo_t algo, std::size_t* bytes) {
+        return cudnnGetConvolutionBackwardFilterWorkspaceSize(handle, x_desc_.get(), y_desc_.get(), conv_desc_.get(),
+                                                              w_desc_.get(), algo, bytes);
+      },
+      workspace, "weight gradient");
 
   if (!input_gradient) return;
   DLCBENCH_CUDNN(cudnnGetConvolutionBackwardDataAlgorithmMaxCount(handle, &count));
   std::vector<cudnnConvolutionBwdDataAlgoPerf_t> data(static_cast<std::size_t>(count));
   DLCBENCH_CUDNN(cudnnGetConvolutionBackwardDataAlgorithm_v7(handle, w_desc_.get(), y_desc_.get(), conv_desc_.get(),
                                                              x_desc_.get(), count, &returned, data.data()));
-  data_algo_ = first_usable(data, returned, "input gradient").algo;
-  DLCBENCH_CUDNN(cudnnGetConvolutionBackwardDataWorkspaceSize(handle, w_desc_.get(), y_desc_.get(), conv_desc_.get(),
-                                                              x_desc_.get(), data_algo_, &bytes));
-  workspace.reserve(bytes);
+  data_algo_ = choose_algorithm(
+      data, returned,
+      [&](cudnnConvolutionBwdDataAlgo_t algo, std::size_t* bytes) {
+        return cudnnGetConvolutionBackwardDataWorkspaceSize(handle, w_desc_.get(), y_desc_.get(), conv_desc_.get(),
+                                                            x_desc_.get(), algo, bytes);
+      },
+      workspace, "input gradient");
 }
 
 float* Conv2d::forward(const float* x) {

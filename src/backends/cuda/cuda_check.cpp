@@ -41,6 +41,10 @@ std::string explain_cuda_status(cudaError_t status) {
     case cudaErrorSystemDriverMismatch:
       return "the NVIDIA kernel module and the user-space driver library differ in version: reload the driver or "
              "reboot";
+    case cudaErrorUnknown:
+      return "the CUDA driver failed without a reason (cudaErrorUnknown), most often because /dev/nvidia-uvm is "
+             "missing: load the nvidia-uvm module (`nvidia-modprobe -u -c=0`), and in a container pass "
+             "/dev/nvidia-uvm too (see `dlcbench doctor`)";
     case cudaErrorCompatNotSupportedOnDevice:
       return "the CUDA forward-compatibility library does not support this GPU: use a driver that supports the "
              "runtime directly";
@@ -83,7 +87,18 @@ DeviceMemory::~DeviceMemory() {
   if (data_) cudaFree(data_);
 }
 
-PinnedMemory::PinnedMemory(std::size_t bytes) { DLCBENCH_CUDA(cudaMallocHost(&data_, bytes)); }
+PinnedMemory::PinnedMemory(std::size_t bytes) {
+  const cudaError_t status = cudaMallocHost(&data_, bytes);
+  if (status == cudaErrorMemoryAllocation) {
+    (void)cudaGetLastError();
+    // Host memory, locked: the container's memory limit or the locked-memory
+    // limit counts it, not the GPU.
+    throw GpuError(fmt::format("cannot lock {:.2f} GiB of host memory for GPU copies (cudaMallocHost): the "
+                               "machine's or the container's memory limit is too small for it; give a smaller size",
+                               static_cast<double>(bytes) / (1 << 30)));
+  }
+  if (status != cudaSuccess) throw_cuda_error(status, "cudaMallocHost", __FILE__, __LINE__);
+}
 
 PinnedMemory::~PinnedMemory() {
   if (data_) cudaFreeHost(data_);

@@ -39,13 +39,14 @@ template <class T>
 class DeviceArray {
  public:
   DeviceArray() = default;
-  explicit DeviceArray(std::size_t count) : memory_(count * sizeof(T)), count_(count) {}
+  explicit DeviceArray(std::size_t count) : memory_(count * sizeof(T)) {}
   T* data() const { return static_cast<T*>(memory_.get()); }
-  std::size_t size() const { return count_; }
+  // From the memory itself, so a moved-from array is empty, not a size
+  // without data.
+  std::size_t size() const { return memory_.bytes() / sizeof(T); }
 
  private:
   DeviceMemory memory_;
-  std::size_t count_ = 0;
 };
 
 // cudaMallocHost'd (page-locked) bytes, for copies at the bus's full speed.

@@ -82,6 +82,10 @@ class GpuGemm : public MicroBenchmark {
     DLCBENCH_CUBLAS(cublasCreate(&handle_));
     DLCBENCH_CUDA(cudaStreamCreate(&stream_));
     DLCBENCH_CUBLAS(cublasSetStream(handle_, stream_));
+    // 16-bit products summed in FP32 throughout, as "FP32 accumulation" and
+    // the check's bound say: by default cuBLAS may add split-K partial sums
+    // in the 16-bit output type.
+    DLCBENCH_CUBLAS(cublasSetMathMode(handle_, CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION));
     DLCBENCH_CUDA(cudaEventCreate(&start_));
     DLCBENCH_CUDA(cudaEventCreate(&stop_));
     // Untimed: the first product picks its kernel; the second says how many

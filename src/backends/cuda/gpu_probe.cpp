@@ -3,6 +3,7 @@
 #include <array>
 #include <filesystem>
 #include <mutex>
+#include <optional>
 
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
@@ -32,6 +33,16 @@ const char* compute_mode_name(int mode) {
   }
 }
 
+// The folder of the file a loaded function comes from, links resolved.
+std::optional<std::filesystem::path> real_folder_of(void* function) {
+  Dl_info info{};
+  if (dladdr(function, &info) == 0 || !info.dli_fname) return std::nullopt;
+  std::error_code ec;
+  auto file = std::filesystem::canonical(info.dli_fname, ec);
+  if (ec) return std::nullopt;
+  return file.parent_path();
+}
+
 }  // namespace
 
 nlohmann::json build_info() {
@@ -49,13 +60,20 @@ nlohmann::json build_info() {
 void preload_cudnn_libraries() {
   static std::once_flag once;
   std::call_once(once, [] {
-    Dl_info info{};
-    if (dladdr(reinterpret_cast<void*>(&cudnnGetVersion), &info) == 0 || !info.dli_fname) return;
+    // NVRTC, which cuDNN's runtime-compiled engines open by name, from the
+    // CUDA runtime's folder: NVIDIA's packages put cuDNN in the system's
+    // library folder and NVRTC beside the runtime, which the host's loader
+    // cache knows and an image has no cache for.
+    if (const auto cuda_folder = real_folder_of(reinterpret_cast<void*>(&cudaRuntimeGetVersion)))
+      for (const std::string& name : {fmt::format("libnvrtc-builtins.so.{}.{}", CUDART_VERSION / 1000,
+                                                 CUDART_VERSION % 1000 / 10),
+                                     fmt::format("libnvrtc.so.{}", CUDART_VERSION / 1000)})
+        dlopen((*cuda_folder / name).c_str(), RTLD_NOW | RTLD_GLOBAL);
     // The real folder: images hold cuDNN's files there, not under every
     // name the host's symbolic links give them.
-    std::error_code ec;
-    const std::filesystem::path folder = std::filesystem::canonical(info.dli_fname, ec).parent_path();
-    if (ec) return;
+    const auto cudnn_folder = real_folder_of(reinterpret_cast<void*>(&cudnnGetVersion));
+    if (!cudnn_folder) return;
+    const std::filesystem::path& folder = *cudnn_folder;
     // Dependencies first: the graph library, then the engines, then the
     // operation libraries that use them. A library that is absent (or whose
     // own needs are, as NVRTC for runtime-compiled engines) stays unloaded,

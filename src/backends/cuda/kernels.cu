@@ -2,6 +2,10 @@
 // 64-bit indices; the arithmetic is kernel_math.h's, tested on the CPU.
 #include "backends/cuda/kernels.h"
 
+#include <limits>
+#include <stdexcept>
+#include <string>
+
 #include <cuda_runtime.h>
 
 #include "backends/cuda/cuda_check.h"
@@ -282,6 +286,9 @@ void embedding_backward(const std::int64_t* tokens, std::int64_t rows, const flo
 
 void softmax_cross_entropy(float* scores, const std::int64_t* labels, std::int64_t rows, std::int64_t classes,
                            double* loss_sum, cudaStream_t stream) {
+  // One block per row: a grid of 1 to 2^31 - 1 blocks.
+  if (rows <= 0 || rows > std::numeric_limits<int>::max())
+    throw std::invalid_argument("softmax_cross_entropy: " + std::to_string(rows) + " rows");
   const auto per_row = static_cast<float>(1.0 / static_cast<double>(rows));
   softmax_cross_entropy_kernel<<<static_cast<unsigned>(rows), kThreads, 0, stream>>>(scores, labels, classes, per_row,
                                                                                       loss_sum);
