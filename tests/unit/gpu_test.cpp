@@ -6,7 +6,17 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <dlfcn.h>
+#include <link.h>
+#include <sched.h>
+#include <sys/mount.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <fstream>
+
+#include <fmt/format.h>
 
 #include "core/errors.h"
 #include "core/fingerprint.h"
@@ -69,6 +79,67 @@ TEST(GpuAccess, DriverLibrariesBoundUnderTheirLinkNamesFingerprintAsTheHostsFile
   EXPECT_NE(host["digest"], digest({"libcuda.so.580.95.05", "libfoo.so.2"})["digest"]);
   EXPECT_NE(host["digest"], digest({"big/libcuda.so.1", "libfoo.so.1"})["digest"]);
   EXPECT_THAT(digest({"libnvidia-ptxjitcompiler.so.1"})["files"], ElementsAre("libnvidia-ptxjitcompiler.so 2048"));
+}
+
+// The same with the kernel's own bookkeeping: a library opened through its
+// link (the host) and the file bind-mounted at the link's name in a mount
+// namespace of its own (a container given the driver by dlcbench) show
+// different names in /proc/self/maps and the same fingerprint entry.
+TEST(GpuAccess, ABindMountedDriverLibraryFingerprintsAsTheFileItsLinkNames) {
+  if (geteuid() != 0) GTEST_SKIP() << "bind mounts need root";
+  testing::TempDir dir;
+  // A real library to map, standing in for the driver under its file names.
+  void* zlib = dlopen("libz.so.1", RTLD_LAZY | RTLD_LOCAL);
+  struct link_map* map = nullptr;
+  ASSERT_TRUE(zlib && dlinfo(zlib, RTLD_DI_LINKMAP, &map) == 0 && map->l_name) << dlerror();
+  const auto file = dir.path() / "libcuda.so.580.95.05";
+  std::filesystem::copy_file(map->l_name, file);
+  std::filesystem::create_symlink(file.filename(), dir.path() / "libcuda.so.1");
+  std::filesystem::create_directories(dir.path() / "container");
+  testing::write_text(dir.path() / "container" / "libcuda.so.1", "");
+
+  // In a child: map the library the given way, write what maps and the
+  // fingerprint say about it.
+  auto mapped_in_child = [&](const std::string& how) {
+    const auto out = dir.path() / (how + ".json");
+    const pid_t pid = fork();
+    if (pid == 0) {
+      std::filesystem::path open = dir.path() / "libcuda.so.1";
+      if (how == "container") {
+        open = dir.path() / "container" / "libcuda.so.1";
+        if (unshare(CLONE_NEWNS) != 0 || mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0 ||
+            mount(file.c_str(), open.c_str(), nullptr, MS_BIND | MS_RDONLY, nullptr) != 0)
+          _exit(2);
+      }
+      if (!dlopen(open.c_str(), RTLD_NOW | RTLD_LOCAL)) _exit(3);
+      std::ifstream maps("/proc/self/maps");
+      std::string line, mapped;
+      while (std::getline(maps, line))
+        if (line.find(dir.path().string()) != std::string::npos) mapped = line.substr(line.rfind('/') + 1);
+      nlohmann::json j = {{"mapped", mapped}, {"files", nlohmann::json::array()}};
+      const auto libraries = loaded_libraries();
+      for (const auto& f : libraries["files"])
+        if (f.get<std::string>().rfind("libcuda", 0) == 0) j["files"].push_back(f);
+      std::ofstream(out) << j.dump();
+      _exit(0);
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    std::ifstream in(out);
+    return std::pair{WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status),
+                     nlohmann::json::parse(in, nullptr, false)};
+  };
+  const auto [host_status, host] = mapped_in_child("host");
+  const auto [container_status, container] = mapped_in_child("container");
+  ASSERT_EQ(host_status, 0);
+  if (container_status == 2) GTEST_SKIP() << "no mount namespace of its own can be made here";
+  ASSERT_EQ(container_status, 0);
+  ASSERT_FALSE(host.is_discarded() || container.is_discarded());
+  EXPECT_EQ(host["mapped"], "libcuda.so.580.95.05");
+  EXPECT_EQ(container["mapped"], "libcuda.so.1");
+  const std::string entry = fmt::format("libcuda.so {}", std::filesystem::file_size(file));
+  EXPECT_THAT(host["files"], ElementsAre(entry));
+  EXPECT_EQ(container["files"], host["files"]);
 }
 
 // CUDA's minor-version compatibility: any driver of the runtime's major
