@@ -165,6 +165,7 @@ Analysis analyze(const nlohmann::json& manifest, const std::vector<nlohmann::jso
         es->dataset = r.dataset;
         es->in_container = r.in_container;
         es->fs_type = r.fs_type;
+        es->estimated_peak_gflops = r.estimated_peak_gflops;
       } else {
         for (const auto& m : compare_fingerprints(*es->fingerprint, fingerprint))
           es->fingerprint_changes.push_back(fmt::format("round {}: {} {} -> {}", r.round, m.field,

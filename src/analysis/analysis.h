@@ -40,10 +40,12 @@ struct EnvironmentStats {
   bool in_container = false;
   // Micro-benchmarks: the work of one operation (flops or bytes, from the
   // samples), the 99th percentile of the operations' seconds (io-lat's
-  // tail), and the file system the I/O went to.
+  // tail), the file system the I/O went to, and the device's estimated
+  // peak in GFLOP/s where the benchmark knows it (gpu-gemm).
   double work = 0;
   double p99_seconds = 0;
   std::string fs_type;
+  std::optional<double> estimated_peak_gflops;
 };
 
 struct Overhead {

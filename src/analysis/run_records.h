@@ -52,6 +52,7 @@ struct ResultRecord {
   std::string dataset = "?";
   bool in_container = false;
   std::string fs_type;
+  std::optional<double> estimated_peak_gflops;  // gpu-gemm: the device's, from its description
 };
 
 // Throws DataError naming the field; a sample without finite, non-negative

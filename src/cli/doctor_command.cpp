@@ -158,7 +158,7 @@ nlohmann::json check_gpu() {
                         }(), " "),
                         passthrough->libraries.size(), passthrough->library_dir);
     else
-      method = "none", how = "no GPU to pass: " + passthrough_problem;
+      method = "none", how = passthrough_problem;
     g["containers"][name] = {{"method", method}, {"how", how}};
   }
   if (passthrough) g["passthrough"] = passthrough->to_json();

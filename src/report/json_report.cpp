@@ -142,6 +142,8 @@ json analysis_json(const Analysis& analysis, const json& manifest) {
         ej["figure"] = figure_json(c, e);
         ej["p99_seconds"] = e.batch_seconds.empty() ? json(nullptr) : number(e.p99_seconds);
         ej["fs_type"] = e.fs_type.empty() ? json(nullptr) : json(e.fs_type);
+        ej["estimated_peak_gflops"] = e.estimated_peak_gflops ? number(*e.estimated_peak_gflops) : json(nullptr);
+        ej["fraction_of_peak"] = number(fraction_of_peak(c, e));
       }
       cj["envs"].push_back(std::move(ej));
     }

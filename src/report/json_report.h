@@ -26,7 +26,8 @@ inline constexpr int kAnalysisJsonSchemaVersion = 1;
 //                       micro-benchmarks only: "figure": {unit, n, mean, median,
 //                       min, max, best, worst, ci95_low, ci95_high, and for a
 //                       latency operations_mean, operations_p99}, "p99_seconds",
-//                       "fs_type"}],
+//                       "fs_type", "estimated_peak_gflops" and "fraction_of_peak"
+//                       (gpu-gemm: the mean figure over its GPU's estimated peak)}],
 //             "overheads": [{"env", "ratio", "ci95_low", "ci95_high",
 //                            "percent", "percent_ci95_low", "percent_ci95_high",
 //                            "t", "df", "p_value", "verdict", "compared",

@@ -228,6 +228,11 @@ double figure_of(const CaseAnalysis& c, double seconds) {
   return c.figure(seconds);
 }
 
+double fraction_of_peak(const CaseAnalysis& c, const EnvironmentStats& e) {
+  if (!c.micro || c.figure_unit != "GFLOP/s" || !e.estimated_peak_gflops || e.runs.n == 0) return NAN;
+  return figure_of(c, e.runs.mean) / *e.estimated_peak_gflops;
+}
+
 FigureSummary figure_summary(const CaseAnalysis& c, const Summary& seconds) {
   FigureSummary f;
   f.n = seconds.n;
@@ -428,6 +433,7 @@ static TextTable micro_detail_table(const CaseAnalysis& c) {
   TextTable t;
   const std::string& u = c.figure_unit;
   const bool latency = !c.figure_is_rate, io = shows_file_system(c);
+  const bool peak = std::any_of(c.envs.begin(), c.envs.end(), [](const auto& e) { return e.estimated_peak_gflops; });
   t.header = {"env", "runs", "operations per run", "mean " + u, "median " + u, "best " + u, "worst " + u, "CV",
               "95% CI of mean"};
   t.numeric = {false, true, true, true, true, true, true, true, true};
@@ -441,6 +447,10 @@ static TextTable micro_detail_table(const CaseAnalysis& c) {
   if (io) {
     t.header.push_back("file system");
     t.numeric.push_back(false);
+  }
+  if (peak) {
+    t.header.push_back("mean of estimated peak");
+    t.numeric.push_back(true);
   }
   t.header.push_back("data");
   t.numeric.push_back(false);
@@ -465,6 +475,12 @@ static TextTable micro_detail_table(const CaseAnalysis& c) {
     row.insert(row.end(), {std::to_string(e.warmup_seconds.size()), std::to_string(e.failed_launches),
                            outliers(c, e)});
     if (io) row.push_back(e.fs_type.empty() ? "n/a" : e.fs_type);
+    if (peak) {
+      const double of_peak = fraction_of_peak(c, e);
+      row.push_back(std::isfinite(of_peak)
+                        ? fmt::format("{:.1f}% of {:.0f}", 100 * of_peak, *e.estimated_peak_gflops)
+                        : "n/a");
+    }
     row.push_back(e.fingerprint ? (e.in_container ? "in container" : "not in container") : "n/a");
     t.rows.push_back(std::move(row));
   }

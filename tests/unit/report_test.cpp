@@ -972,6 +972,42 @@ TEST(MicroReport, RendersWhatAnalyzeMakesOfTheRecords) {
   EXPECT_THAT(render_html(a, m), HasSubstr(cell));
 }
 
+// gpu-gemm describes its GPU's estimated peak; the reports put each
+// environment's mean against it (the "which fraction of peak").
+TEST(MicroReport, GpuGemmShowsItsShareOfTheEstimatedPeak) {
+  const char* id = "gpu-gemm/bf16/n4096";
+  json m = manifest();
+  m["plan"]["cases"] = json::array({{{"id", id}, {"workload", "gpu-gemm"}, {"backend", "none"}, {"device", "gpu"},
+                                     {"batch", 0}, {"warmup", 1}, {"iters", 2}, {"threads", 1}, {"variant", "bf16"},
+                                     {"size", 4096}}});
+  std::vector<json> records;
+  for (int round = 1; round <= 2; ++round)
+    for (const std::string env : {"host", "docker"}) {
+      json fingerprint = {{"type", "fingerprint"}, {"case", id}, {"env", env}, {"round", round}};
+      if (env == "host") fingerprint["micro"] = {{"estimated_peak_gflops", 1000.0}};
+      records.push_back(fingerprint);
+      for (int i = 0; i < 2; ++i)
+        records.push_back({{"type", "sample"}, {"case", id}, {"env", env}, {"round", round}, {"phase", "measured"},
+                           {"iter", i}, {"seconds", 0.5}, {"work", kGemmWork}});
+      records.push_back({{"type", "launch"}, {"case", id}, {"env", env}, {"round", round}, {"ok", true}});
+    }
+  const Analysis a = analyze(m, records);
+  ASSERT_EQ(a.cases.size(), 1u);
+  ASSERT_TRUE(a.cases[0].micro);
+  const TextTable t = detail_table(a.cases[0]);
+  const auto column = std::find(t.header.begin(), t.header.end(), "mean of estimated peak") - t.header.begin();
+  ASSERT_LT(static_cast<std::size_t>(column), t.header.size());
+  EXPECT_EQ(t.rows[0][static_cast<std::size_t>(column)], "27.5% of 1000");  // 274.9 GFLOP/s of 1000
+  EXPECT_EQ(t.rows[1][static_cast<std::size_t>(column)], "n/a");          // its description gave none
+  const json j = json::parse(analysis_json(a, m).dump());
+  EXPECT_DOUBLE_EQ(j["cases"][0]["envs"][0]["fraction_of_peak"].get<double>(), kGemmWork / 0.5 / 1e9 / 1000);
+  EXPECT_EQ(j["cases"][0]["envs"][0]["estimated_peak_gflops"], 1000.0);
+  EXPECT_TRUE(j["cases"][0]["envs"][1]["fraction_of_peak"].is_null());
+  // Benchmarks without a peak keep their columns.
+  const TextTable cpu = detail_table(gemm_case());
+  EXPECT_EQ(std::count(cpu.header.begin(), cpu.header.end(), "mean of estimated peak"), 0);
+}
+
 }  // namespace
 }  // namespace dlcbench
 
