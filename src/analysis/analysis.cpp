@@ -267,6 +267,13 @@ Analysis analyze(const nlohmann::json& manifest, const std::vector<nlohmann::jso
         o.mismatches = compare_fingerprints(*base->fingerprint, *es.fingerprint, requested);
       const std::string drift_fix = "something changed the environment during the run (an upgrade, another "
                                     "process pinning CPUs); run again on a quiet machine";
+      // Seconds per operation compare only for the same operation.
+      if (ca.micro && es.work != base->work)
+        o.mismatches.push_back({"work of one operation", fmt::format("{:g}", base->work), fmt::format("{:g}", es.work),
+                                false, true,
+                                "the benchmark sized its operation in each launch (gpu-gemm does on a GPU its peak "
+                                "table does not know) and the sizes differ, so the times per operation do not "
+                                "compare; each sample's work is in results.jsonl"});
       for (const auto& change : es.fingerprint_changes)
         o.mismatches.push_back({es.env + " changed between rounds, " + change, "", "", false, true, drift_fix});
       for (const auto& change : base->fingerprint_changes)

@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "core/fingerprint.h"
+
 namespace dlcbench {
 namespace {
 
@@ -36,38 +38,46 @@ constexpr const char* kSameImage =
 const std::vector<ComparedField>& compared_fields() {
   // What must be equal for a difference in speed to be the environment's
   // doing: the code, the libraries, the parallelism, the CPUs and the data.
-  static const std::vector<ComparedField> fields = {
-      {"/binary_sha256", true, kSameImage},
-      {"/dlcbench_version", true, kSameImage},
-      {"/libc", true, kSameImage},
-      {"/libraries/digest", true, kSameImage},
-      {"/backend/library", true, kSameImage},
-      {"/backend/version", true, kSameImage},
-      {"/backend/threads/requested", true, "pass the same --threads to every environment (dlcbench run does)"},
-      {"/backend/threads/intra_op", true,
-       "the library chose a different thread count: pass --threads explicitly, or give both the same CPUs"},
-      {"/blas/library", true, kSameImage},
-      {"/blas/core", true,
-       "OpenBLAS picked a different kernel: set OPENBLAS_CORETYPE (e.g. OPENBLAS_CORETYPE=Haswell) before "
-       "`dlcbench run`, which passes it to every environment"},
-      {"/blas/config", true, kSameImage},
-      {"/blas/threads", true, "pass --threads explicitly so OpenBLAS uses the same count everywhere"},
-      {"/allocator/mmap_threshold", true, "unset MALLOC_MMAP_THRESHOLD_ in one of the environments, or set it in both"},
-      {"/allocator/trim_threshold", true, "unset MALLOC_TRIM_THRESHOLD_ in one of the environments, or set it in both"},
-      {"/variables/OMP_NUM_THREADS", true, "pass --threads; do not set OMP_NUM_THREADS inside one image only"},
-      {"/variables/OPENBLAS_NUM_THREADS", true, "pass --threads; do not set OPENBLAS_NUM_THREADS inside one image only"},
-      {"/variables/OPENBLAS_CORETYPE", true, "set OPENBLAS_CORETYPE before `dlcbench run`, not inside one image"},
-      {"/cpu/affinity", true,
-       "give both the same CPUs: cpuset= on the container, or run dlcbench under `taskset -c LIST`"},
-      {"/cpu/affinity_count", true, "give both the same CPUs: cpuset= on the container, or taskset for the host"},
-      {"/cgroup/cpu_quota", true, "give the container the same quota as the baseline with cpus=N, or lift the quota"},
-      // A memory limit slows nothing until the workload nears it.
-      {"/cgroup/memory_limit_bytes", false, "give both the same limit with memory=SIZE"},
-      {"/model/parameters", true, kSameImage},
-      {"/dataset/name", true, "pass the same --data to every environment (dlcbench run does)"},
-      {"/dataset/synthetic", true, "pass the same --data to every environment (dlcbench run does)"},
-      {"/dataset/examples", true, "the data set differs between environments: check the data folder's files"},
-  };
+  static const std::vector<ComparedField> fields = [] {
+    std::vector<ComparedField> f = {
+        {"/binary_sha256", true, kSameImage},
+        {"/dlcbench_version", true, kSameImage},
+        {"/libc", true, kSameImage},
+        {"/libraries/digest", true, kSameImage},
+        {"/backend/library", true, kSameImage},
+        {"/backend/version", true, kSameImage},
+        {"/backend/threads/requested", true, "pass the same --threads to every environment (dlcbench run does)"},
+        {"/backend/threads/intra_op", true,
+         "the library chose a different thread count: pass --threads explicitly, or give both the same CPUs"},
+        {"/blas/library", true, kSameImage},
+        {"/blas/core", true,
+         "OpenBLAS picked a different kernel: set OPENBLAS_CORETYPE (e.g. OPENBLAS_CORETYPE=Haswell) before "
+         "`dlcbench run`, which passes it to every environment"},
+        {"/blas/config", true, kSameImage},
+        {"/blas/threads", true, "pass --threads explicitly so OpenBLAS uses the same count everywhere"},
+        {"/allocator/mmap_threshold", true, "unset MALLOC_MMAP_THRESHOLD_ in one of the environments, or set it in both"},
+        {"/allocator/trim_threshold", true, "unset MALLOC_TRIM_THRESHOLD_ in one of the environments, or set it in both"},
+        {"/variables/OMP_NUM_THREADS", true, "pass --threads; do not set OMP_NUM_THREADS inside one image only"},
+        {"/variables/OPENBLAS_NUM_THREADS", true, "pass --threads; do not set OPENBLAS_NUM_THREADS inside one image only"},
+        {"/variables/OPENBLAS_CORETYPE", true, "set OPENBLAS_CORETYPE before `dlcbench run`, not inside one image"},
+        {"/cpu/affinity", true,
+         "give both the same CPUs: cpuset= on the container, or run dlcbench under `taskset -c LIST`"},
+        {"/cpu/affinity_count", true, "give both the same CPUs: cpuset= on the container, or taskset for the host"},
+        {"/cgroup/cpu_quota", true, "give the container the same quota as the baseline with cpus=N, or lift the quota"},
+        // A memory limit slows nothing until the workload nears it.
+        {"/cgroup/memory_limit_bytes", false, "give both the same limit with memory=SIZE"},
+        {"/model/parameters", true, kSameImage},
+        {"/dataset/name", true, "pass the same --data to every environment (dlcbench run does)"},
+        {"/dataset/synthetic", true, "pass the same --data to every environment (dlcbench run does)"},
+        {"/dataset/examples", true, "the data set differs between environments: check the data folder's files"},
+    };
+    for (const char* v : kCudaVariables)
+      f.push_back({fmt::format("/variables/{}", v), true,
+                   fmt::format("set {} before `dlcbench run`, which passes it to every environment, not inside one "
+                               "image",
+                               v)});
+    return f;
+  }();
   return fields;
 }
 

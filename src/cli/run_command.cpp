@@ -248,8 +248,15 @@ int measure(Session& session, ResultsWriter& results) {
     if (const std::string why = gpu_unavailable_reason(); !why.empty())
       std::cerr << "warning: the GPU cases cannot run here and will be recorded as failed: " << why << "\n";
     if (gpu_plugin_built() && fs::exists(gpu_plugin_path())) {
-      auto extras = gpu_image_extras();
-      context.image_extras.insert(context.image_extras.end(), extras.begin(), extras.end());
+      try {
+        auto extras = gpu_image_extras();
+        context.image_extras.insert(context.image_extras.end(), extras.begin(), extras.end());
+      } catch (const std::exception& e) {
+        // Images without the plugin: their GPU cases fail saying it is missing.
+        std::cerr << "warning: the CUDA plugin's libraries cannot go into the container images, so the GPU cases "
+                     "in containers will fail: "
+                  << e.what() << "\n";
+      }
     }
   }
   PreparedEnvironments prepared;
@@ -510,6 +517,9 @@ int run(const RunOptions& o, const std::vector<std::string>& command_line) {
     session.worker_env.emplace_back(v, threads);
   if (const char* core = std::getenv("OPENBLAS_CORETYPE"); core && *core)
     session.worker_env.emplace_back("OPENBLAS_CORETYPE", core);
+  // The host worker inherits them; a container only sees what it is given.
+  for (const char* v : kCudaVariables)
+    if (const char* value = std::getenv(v); value && *value) session.worker_env.emplace_back(v, value);
 
   nlohmann::json& manifest = session.manifest;
   manifest["schema_version"] = 1;

@@ -118,6 +118,9 @@ int run_micro_worker(const WorkerOptions& o, const MicroWorkloadInfo& info) {
   Stopwatch setup_clock;
   auto benchmark = info.make(micro_params(spec, o.path));
   fingerprint["case_spec"] = spec;
+  // Again, now that the benchmark has loaded what it uses (cuBLAS and the
+  // CUDA runtime for the GPU ones), so those are compared too.
+  fingerprint["libraries"] = loaded_libraries();
   fingerprint["micro"] = benchmark->describe();
   fingerprint["micro"]["setup_seconds"] = setup_clock.seconds();
   emit(fingerprint);

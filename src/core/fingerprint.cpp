@@ -265,6 +265,7 @@ nlohmann::json environment_fingerprint() {
   j["variables"] = nlohmann::json::object();
   for (const char* v : {"OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "OPENBLAS_CORETYPE", "MKL_NUM_THREADS"})
     j["variables"][v] = env_or_empty(v);
+  for (const char* v : kCudaVariables) j["variables"][v] = env_or_empty(v);
   return j;
 }
 

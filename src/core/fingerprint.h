@@ -45,6 +45,14 @@ std::string self_executable_sha256();
 // set (hex).
 nlohmann::json process_security();
 
+// The variables that change which GPU CUDA uses and how cuBLAS and cuDNN
+// compute. `dlcbench run` passes those set in its environment to every
+// worker (a container would not see them otherwise), and fingerprints them.
+inline constexpr const char* kCudaVariables[] = {"CUDA_VISIBLE_DEVICES",   "CUDA_DEVICE_ORDER",
+                                                 "CUDA_LAUNCH_BLOCKING",   "CUDA_MODULE_LOADING",
+                                                 "NVIDIA_TF32_OVERRIDE",   "CUBLAS_WORKSPACE_CONFIG",
+                                                 "CUDA_DEVICE_MAX_CONNECTIONS"};
+
 // Whether a file name is one of the NVIDIA driver's user-space libraries:
 // libcuda, libcudadebugger and libnvidia-*, versioned names only
 // (libcuda.so.1, libcuda.so.580.95.05).

@@ -25,7 +25,8 @@ PreflightResult run_preflight(const Plan& plan, std::vector<ScheduledEnvironment
     if (!env.unavailable.empty()) continue;
     auto args = training->worker_args();
     args.push_back("--fingerprint-only");
-    WorkerLaunch launch{WorkerLaunch::Program::worker, args, plan.data, options.worker_env, ""};
+    WorkerLaunch launch{WorkerLaunch::Program::worker, args, plan.data, options.worker_env, "",
+                        training->device == "gpu"};
     const std::string instance = fmt::format("dlcbench-{}-preflight-{}", options.run_id, fingerprints.size() + out.failures.size());
     const LaunchCommand command = env.environment->command(launch, instance);
     nlohmann::json fingerprint;

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cctype>
 #include <map>
+#include <set>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -74,7 +76,7 @@ LaunchOutcome run_worker(const Plan& plan, const CaseSpec& spec, ScheduledEnviro
   LaunchOutcome out;
   out.instance = instance;
   WorkerLaunch launch{WorkerLaunch::Program::worker, spec.worker_args(), plan.data, options.worker_env,
-                      spec.io_target};
+                      spec.io_target, spec.device == "gpu"};
   const LaunchCommand command = env.environment->command(launch, instance);
   const ProcessSpec process = command.process(plan.case_timeout_seconds, options.cancel);
   out.result = run_process(process, [&](std::string_view line) {
@@ -141,6 +143,8 @@ bool cv_target_met(const std::vector<std::vector<double>>& run_values, double ta
   bool met = true;
   double highest = 0;
   for (const auto& values : run_values) {
+    // Every launch of it failed: more rounds do not make that a figure.
+    if (values.empty()) continue;
     if (values.size() < 2) {
       met = false;
       continue;
@@ -167,7 +171,10 @@ ScheduleResult run_schedule(const Plan& plan, std::vector<ScheduledEnvironment>&
   int total = rounds * per_round - static_cast<int>(options.already_measured.size());
   // Run values by case x environment, for --until-cv.
   std::vector<std::vector<double>> run_values(plan.cases.size() * environments.size());
-  std::vector<int> consecutive_failures(environments.size(), 0);
+  // Failed launches in a row by environment and device: a GPU that fails
+  // in an environment drops that environment's GPU cases, not its CPU ones.
+  std::map<std::pair<std::size_t, std::string>, int> consecutive_failures;
+  std::set<std::pair<std::size_t, std::string>> dropped_devices;
   auto log = [&](const std::string& line) {
     if (options.log) options.log(line);
   };
@@ -193,7 +200,7 @@ ScheduleResult run_schedule(const Plan& plan, std::vector<ScheduledEnvironment>&
         ++position;
         if (options.already_measured.count({round, spec.id(), env.label})) continue;
         ++done;
-        if (!env.unavailable.empty()) continue;
+        if (!env.unavailable.empty() || dropped_devices.count({index, spec.device})) continue;
 
         if (options.progress)
           options.progress({round, rounds, spec.id(), env.label, done - 1, total,
@@ -232,8 +239,9 @@ ScheduleResult run_schedule(const Plan& plan, std::vector<ScheduledEnvironment>&
           return outcome;
         }
         const double per_launch = clock.seconds() / done;
+        int& failures_in_a_row = consecutive_failures[{index, spec.device}];
         if (ok) {
-          consecutive_failures[index] = 0;
+          failures_in_a_row = 0;
           run_values[case_index * environments.size() + index].push_back(
               run_value(run_statistic(spec), launched.measured));
           log(fmt::format("round {}/{}  {}  {:<8} {}  ({}/{}, ETA {})", round, rounds, spec.id(), env.label,
@@ -243,12 +251,20 @@ ScheduleResult run_schedule(const Plan& plan, std::vector<ScheduledEnvironment>&
           log(fmt::format("round {}/{}  {}  {:<8} FAILED: {}", round, rounds, spec.id(), env.label,
                           launch_record["cause"].get<std::string>()));
           if (!result.stderr_tail.empty()) log("    " + tail(result.stderr_tail, 600));
-          if (++consecutive_failures[index] >= options.max_consecutive_failures) {
-            env.unavailable = fmt::format("{} launches in a row failed; the last: {}",
-                                          consecutive_failures[index],
-                                          launch_record["cause"].get<std::string>());
-            results.append({{"type", "environment_dropped"}, {"env", env.label}, {"reason", env.unavailable}});
-            log(fmt::format("dropping environment {} for the rest of the run: {}", env.label, env.unavailable));
+          if (++failures_in_a_row >= options.max_consecutive_failures) {
+            const std::string why = fmt::format("{} launches in a row failed; the last: {}", failures_in_a_row,
+                                                launch_record["cause"].get<std::string>());
+            if (spec.device == "gpu") {
+              dropped_devices.insert({index, spec.device});
+              const std::string reason = "its GPU cases are left out for the rest of the run: " + why;
+              results.append({{"type", "environment_dropped"}, {"env", env.label}, {"device", spec.device},
+                              {"reason", reason}});
+              log(fmt::format("{}: {}", env.label, reason));
+            } else {
+              env.unavailable = why;
+              results.append({{"type", "environment_dropped"}, {"env", env.label}, {"reason", env.unavailable}});
+              log(fmt::format("dropping environment {} for the rest of the run: {}", env.label, env.unavailable));
+            }
           }
         }
       }
@@ -258,7 +274,8 @@ ScheduleResult run_schedule(const Plan& plan, std::vector<ScheduledEnvironment>&
       std::vector<std::vector<double>> live;
       for (std::size_t c = 0; c < plan.cases.size(); ++c)
         for (std::size_t e = 0; e < environments.size(); ++e)
-          if (environments[e].unavailable.empty()) live.push_back(run_values[c * environments.size() + e]);
+          if (environments[e].unavailable.empty() && !dropped_devices.count({e, plan.cases[c].device}))
+            live.push_back(run_values[c * environments.size() + e]);
       const bool met = cv_target_met(live, plan.until_cv, &outcome.final_cv);
       if (!met && rounds < plan.max_runs) {
         ++rounds;

@@ -59,7 +59,8 @@ struct ScheduleResult {
 };
 
 // The coefficient of variation of each case x environment's run values is at
-// most `target` (those with fewer than two values count as not yet met).
+// most `target` (one value counts as not yet met; none, every launch failed,
+// is left out: more rounds would not make it a figure).
 bool cv_target_met(const std::vector<std::vector<double>>& run_values, double target, double* worst);
 
 ScheduleResult run_schedule(const Plan& plan, std::vector<ScheduledEnvironment>& environments,

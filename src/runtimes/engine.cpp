@@ -117,7 +117,7 @@ class EngineEnvironment : public Environment {
       c.argv.push_back(kImageNoopPath);
       return c;
     }
-    c.argv.insert(c.argv.end(), gpu_flags_.begin(), gpu_flags_.end());
+    if (launch.gpu) c.argv.insert(c.argv.end(), gpu_flags_.begin(), gpu_flags_.end());
     std::string data = launch.data;
     if (data != "synthetic") {
       c.argv.push_back("--volume");

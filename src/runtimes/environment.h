@@ -46,6 +46,9 @@ struct WorkerLaunch {
   // io-seq and io-lat: where they write ("rootfs", "tmpfs" or a host
   // folder); the environment mounts it and passes --path. Empty: none.
   std::string io_target;
+  // A GPU case: the container gets the GPU (gpus= option). CPU cases run
+  // as in a plan without GPU cases, so a broken GPU path cannot fail them.
+  bool gpu = false;
 };
 
 // Where each I/O target is, as the worker sees it.

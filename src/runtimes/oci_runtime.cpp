@@ -173,7 +173,7 @@ class OciEnvironment : public Environment {
       request.process.args = {kImageNoopPath};
       return request;
     }
-    if (gpu_) request.gpu = &*gpu_;
+    if (gpu_ && launch.gpu) request.gpu = &*gpu_;
     request.process.args = {kImageBinaryPath};
     request.process.args.insert(request.process.args.end(), launch.worker_args.begin(), launch.worker_args.end());
     request.process.args.push_back("--data");

@@ -99,6 +99,9 @@ TEST(UntilCv, MetOnlyWhenEveryCaseAndEnvironmentIsAtOrBelowTheTarget) {
   EXPECT_NEAR(worst, 0.141421 / 1.1, 1e-5);
   // One value has no CV yet: not met.
   EXPECT_FALSE(cv_target_met({{1.0}}, 0.5, nullptr));
+  // A case whose every launch failed has no figure to improve: left out.
+  EXPECT_TRUE(cv_target_met({{1.0, 1.02}, {}}, 0.02, &worst));
+  EXPECT_NEAR(worst, 0.014142 / 1.01, 1e-5);
 }
 
 TEST(Plan, ACaseListedTwiceIsAnError) {

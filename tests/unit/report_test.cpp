@@ -972,26 +972,54 @@ TEST(MicroReport, RendersWhatAnalyzeMakesOfTheRecords) {
   EXPECT_THAT(render_html(a, m), HasSubstr(cell));
 }
 
-// gpu-gemm describes its GPU's estimated peak; the reports put each
-// environment's mean against it (the "which fraction of peak").
-TEST(MicroReport, GpuGemmShowsItsShareOfTheEstimatedPeak) {
-  const char* id = "gpu-gemm/bf16/n4096";
-  json m = manifest();
-  m["plan"]["cases"] = json::array({{{"id", id}, {"workload", "gpu-gemm"}, {"backend", "none"}, {"device", "gpu"},
-                                     {"batch", 0}, {"warmup", 1}, {"iters", 2}, {"threads", 1}, {"variant", "bf16"},
-                                     {"size", 4096}}});
+// Two rounds of one micro-benchmark case (4096, the variant) in host and
+// docker: two operations of 0.5 s each, with each environment's work per
+// operation and what its fingerprint's "micro" says.
+struct MicroRun {
+  json manifest;
   std::vector<json> records;
+};
+MicroRun two_environment_micro_run(const std::string& id, const std::string& workload, const std::string& device,
+                                   const std::string& variant, const std::map<std::string, double>& work,
+                                   const std::map<std::string, json>& micro = {}) {
+  MicroRun run{manifest(), {}};
+  run.manifest["plan"]["cases"] =
+      json::array({{{"id", id}, {"workload", workload}, {"backend", "none"}, {"device", device}, {"batch", 0},
+                    {"warmup", 1}, {"iters", 2}, {"threads", 1}, {"variant", variant}, {"size", 4096}}});
   for (int round = 1; round <= 2; ++round)
     for (const std::string env : {"host", "docker"}) {
       json fingerprint = {{"type", "fingerprint"}, {"case", id}, {"env", env}, {"round", round}};
-      if (env == "host") fingerprint["micro"] = {{"estimated_peak_gflops", 1000.0}};
-      records.push_back(fingerprint);
+      if (micro.count(env)) fingerprint["micro"] = micro.at(env);
+      run.records.push_back(fingerprint);
       for (int i = 0; i < 2; ++i)
-        records.push_back({{"type", "sample"}, {"case", id}, {"env", env}, {"round", round}, {"phase", "measured"},
-                           {"iter", i}, {"seconds", 0.5}, {"work", kGemmWork}});
-      records.push_back({{"type", "launch"}, {"case", id}, {"env", env}, {"round", round}, {"ok", true}});
+        run.records.push_back({{"type", "sample"}, {"case", id}, {"env", env}, {"round", round},
+                               {"phase", "measured"}, {"iter", i}, {"seconds", 0.5}, {"work", work.at(env)}});
+      run.records.push_back({{"type", "launch"}, {"case", id}, {"env", env}, {"round", round}, {"ok", true}});
     }
-  const Analysis a = analyze(m, records);
+  return run;
+}
+
+// Seconds per operation compare only when both environments did the same
+// work per operation: otherwise the overhead is not a comparison.
+TEST(MicroReport, OperationsOfDifferentWorkAreNotCompared) {
+  const MicroRun run =
+      two_environment_micro_run(kGemm, "gemm", "cpu", "sgemm", {{"host", kGemmWork}, {"docker", 2 * kGemmWork}});
+  const Analysis a = analyze(run.manifest, run.records);
+  ASSERT_EQ(a.cases[0].overheads.size(), 1u);
+  const Overhead& o = a.cases[0].overheads[0];
+  ASSERT_EQ(o.mismatches.size(), 1u);
+  EXPECT_EQ(o.mismatches[0].field, "work of one operation");
+  EXPECT_TRUE(o.mismatches[0].blocking);
+  EXPECT_FALSE(o.compared) << o.verdict;
+}
+
+// gpu-gemm describes its GPU's estimated peak; the reports put each
+// environment's mean against it (the "which fraction of peak").
+TEST(MicroReport, GpuGemmShowsItsShareOfTheEstimatedPeak) {
+  const MicroRun run = two_environment_micro_run("gpu-gemm/bf16/n4096", "gpu-gemm", "gpu", "bf16",
+                                                 {{"host", kGemmWork}, {"docker", kGemmWork}},
+                                                 {{"host", {{"estimated_peak_gflops", 1000.0}}}});
+  const Analysis a = analyze(run.manifest, run.records);
   ASSERT_EQ(a.cases.size(), 1u);
   ASSERT_TRUE(a.cases[0].micro);
   const TextTable t = detail_table(a.cases[0]);
@@ -999,7 +1027,7 @@ TEST(MicroReport, GpuGemmShowsItsShareOfTheEstimatedPeak) {
   ASSERT_LT(static_cast<std::size_t>(column), t.header.size());
   EXPECT_EQ(t.rows[0][static_cast<std::size_t>(column)], "27.5% of 1000");  // 274.9 GFLOP/s of 1000
   EXPECT_EQ(t.rows[1][static_cast<std::size_t>(column)], "n/a");          // its description gave none
-  const json j = json::parse(analysis_json(a, m).dump());
+  const json j = json::parse(analysis_json(a, run.manifest).dump());
   EXPECT_DOUBLE_EQ(j["cases"][0]["envs"][0]["fraction_of_peak"].get<double>(), kGemmWork / 0.5 / 1e9 / 1000);
   EXPECT_EQ(j["cases"][0]["envs"][0]["estimated_peak_gflops"], 1000.0);
   EXPECT_TRUE(j["cases"][0]["envs"][1]["fraction_of_peak"].is_null());
