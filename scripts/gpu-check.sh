@@ -83,6 +83,8 @@ dir=$(ls -d "$out"/results/*/ 2>/dev/null | tail -1)
 if [ -n "$dir" ]; then
   build-gpu/dlcbench report "$dir" --format json -o "$out/report.json"
   build-gpu/dlcbench report "$dir" --format md -o "$out/report.md"
+  # The figure the check is for: BF16 GEMM against the GPU's estimated peak.
+  grep -A9 '^### gpu-gemm/bf16' "$out/report.md" | grep -E 'estimated peak|^\| (env|host|docker|podman|runc)' || true
 fi
 
 step "done: unit tests exit $tests_rc, run exit $run_rc; reports in $out"

@@ -169,7 +169,7 @@ void print_gpu(const nlohmann::json& g) {
   const auto& d = g["driver"];
   std::cout << "\nGPU: ";
   if (d["problem"].get<std::string>().empty())
-    std::cout << fmt::format("{} GPU(s), driver {} (CUDA {}), CUDA plugin {}\n", d.value("gpus", 0),
+    std::cout << fmt::format("{} GPU(s), driver library {} (CUDA {}), CUDA plugin {}\n", d.value("gpus", 0),
                              d["driver_library"].get<std::string>(), d.value("driver_cuda_version", "?"),
                              d["plugin"].get<std::string>());
   else

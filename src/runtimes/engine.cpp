@@ -336,17 +336,21 @@ class EngineEnvironment : public Environment {
     ScratchDir scratch(image_scratch_prefix());
     const fs::path tar = scratch.path() / "rootfs.tar";
     write_rootfs_tar(content, tar, scratch.path());
+    // Imported under this run's own tag: a run of the same content that ends
+    // meanwhile removes the shared tag, and with it an image that only the
+    // shared tag named.
     auto imported = capture_output(global({"import", "--message", "dlcbench worker: binary and its shared libraries",
                                            "--change", "LABEL dlcbench.content=" + content.content_id, tar.string(),
-                                           tag}),
+                                           fmt::format("{}-{}", tag, context_.run_id)}),
                                    900);
     if (!imported.result.ok())
       throw EnvironmentUnavailable(fmt::format("{} import of the worker image failed: {}\n{}", flavour_.name,
                                                imported.result.describe(), imported.result.stderr_tail));
+    run_tag_ = run_tag;
     imported_now_ = true;
-    if (const std::string error = tag_as(run_tag); !error.empty())
-      throw EnvironmentUnavailable(fmt::format("{} tag {} {} failed right after the import: {}", flavour_.name,
-                                               shared_tag_, run_tag, error));
+    // And under the shared tag, for the runs that start while this one
+    // goes on. Without it they import their own: nothing is lost.
+    capture_output(global({"tag", run_tag_, shared_tag_}), 60);
     return run_tag_;
   }
 

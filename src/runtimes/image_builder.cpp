@@ -1,6 +1,7 @@
 #include "runtimes/image_builder.h"
 
 #include <fstream>
+#include <iostream>
 #include <map>
 #include <mutex>
 #include <sstream>
@@ -83,9 +84,10 @@ ImageContent worker_image_content(const fs::path& exe, const std::vector<ImageEx
     std::vector<fs::path> libs;
     try {
       libs = library_closure(extra.path);
-    } catch (const EnvironmentUnavailable&) {
-      if (extra.optional) continue;
-      throw;
+    } catch (const EnvironmentUnavailable& e) {
+      if (!extra.optional) throw;
+      content.left_out.push_back(fmt::format("{}: {}", extra.path.string(), e.what()));
+      continue;
     }
     content.files.push_back({extra.path, extra.in_image.empty() ? extra.path : extra.in_image});
     identity += fmt::format("{} {}", file_identity(extra.path), extra.in_image.string());
@@ -125,7 +127,13 @@ ImageContent image_content_for(const fs::path& exe, bool noop_only, const std::v
   }
   std::lock_guard lock(mutex);
   auto it = resolved.find(key);
-  if (it == resolved.end()) it = resolved.emplace(key, worker_image_content(exe, extras)).first;
+  if (it == resolved.end()) {
+    it = resolved.emplace(key, worker_image_content(exe, extras)).first;
+    // Once per run: a GPU case that needs one of them fails in containers
+    // only, and the host's library list differs from theirs.
+    for (const auto& why : it->second.left_out)
+      std::cerr << "warning: left out of the container images: " << why << "\n";
+  }
   return it->second;
 }
 

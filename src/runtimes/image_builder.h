@@ -24,6 +24,8 @@ struct ImageContent {
   // Identifies the content: the binary's sha256 plus each library's path,
   // size and modification time. A library upgrade gives a new image.
   std::string content_id;
+  // Optional extras left out, each with why (a library ldd cannot find).
+  std::vector<std::string> left_out;
 };
 
 // A program or library beyond dlcbench's own that the image must hold (an

@@ -1,5 +1,6 @@
 #include "runtimes/image_builder.h"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "core/errors.h"
@@ -7,6 +8,8 @@
 
 namespace dlcbench {
 namespace {
+
+using ::testing::HasSubstr;
 
 TEST(ImageBuilder, ParsesLddOutput) {
   const std::string ldd =
@@ -56,8 +59,13 @@ TEST(ImageBuilder, ExtrasComeWithTheirLibrariesAndChangeTheContent) {
   bool has_cat = false;
   for (const auto& f : with_cat.files) has_cat |= f.host == *cat && f.in_image == *cat;
   EXPECT_TRUE(has_cat);
-  // An optional extra that cannot be resolved is left out; a required one fails the build.
-  EXPECT_EQ(worker_image_content(*ls, {{"/nonexistent/mca_gone.so", true, {}}}).content_id, plain.content_id);
+  // An optional extra that cannot be resolved is left out, and says so; a
+  // required one fails the build.
+  const ImageContent without = worker_image_content(*ls, {{"/nonexistent/mca_gone.so", true, {}}});
+  EXPECT_EQ(without.content_id, plain.content_id);
+  ASSERT_EQ(without.left_out.size(), 1u);
+  EXPECT_THAT(without.left_out[0], HasSubstr("/nonexistent/mca_gone.so: "));
+  EXPECT_TRUE(plain.left_out.empty());
   EXPECT_THROW(worker_image_content(*ls, {{"/nonexistent/tool", false, {}}}), EnvironmentUnavailable);
   // An extra placed elsewhere in the image (the CUDA plugin beside the
   // binary) goes there, and where it goes is part of the content.
