@@ -107,7 +107,7 @@ class GpuGemm : public MicroBenchmark {
     nlohmann::json d = {{"variant", variant_},
                         {"n", n_},
                         {"products_per_operation", repeats_},
-                        {"products_per_operation_from", repeats_from_},
+                        {"products_per_operation_from", estimated_peak() ? "estimated peak" : "one timed product"},
                         {"compute", variant_ == "tf32" ? "FP32 data, TF32 tensor cores"
                                     : variant_ == "fp32" ? "FP32 (pedantic: no tensor cores)"
                                                          : variant_ + " data, FP32 accumulation"},
@@ -132,11 +132,8 @@ class GpuGemm : public MicroBenchmark {
   // two so that launches mostly agree.
   int products_per_operation() {
     const double flops = 2.0 * static_cast<double>(n_) * static_cast<double>(n_) * static_cast<double>(n_);
-    if (const auto peak = estimated_peak(); peak) {
-      repeats_from_ = "estimated peak";
+    if (const auto peak = estimated_peak())
       return static_cast<int>(std::clamp(std::ceil(0.1 * 0.7 * *peak / flops), 1.0, 1000.0));
-    }
-    repeats_from_ = "one timed product";
     const double one = timed(1);
     return static_cast<int>(std::bit_floor(
         static_cast<unsigned>(std::clamp(std::ceil(0.1 / std::max(one, 1e-6)), 1.0, 1024.0))));
@@ -223,7 +220,6 @@ class GpuGemm : public MicroBenchmark {
   cudaStream_t stream_ = nullptr;
   cudaEvent_t start_ = nullptr, stop_ = nullptr;
   int repeats_ = 1;
-  std::string repeats_from_;
 };
 
 }  // namespace
