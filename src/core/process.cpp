@@ -4,12 +4,14 @@
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <climits>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -61,14 +63,134 @@ std::vector<std::string> merged_environment(
   return out;
 }
 
-std::vector<char*> c_strings(std::vector<std::string>& v) {
+// A null-terminated vector of pointers into `v`, for exec (which takes
+// char* const[] and never writes through them). `v` must outlive it.
+std::vector<char*> c_strings(const std::vector<std::string>& v) {
   std::vector<char*> out;
-  for (auto& s : v) out.push_back(s.data());
+  out.reserve(v.size() + 1);
+  for (const auto& s : v) out.push_back(const_cast<char*>(s.c_str()));
   out.push_back(nullptr);
   return out;
 }
 
 void stop_group(pid_t pid, int sig) { ::kill(-pid, sig); }
+
+// Everything the child needs, prepared before it starts. It runs in this
+// process's memory until it execs (CLONE_VM), so it makes system calls only:
+// no allocation, no lock (another thread may hold malloc's), nothing that
+// throws.
+struct ChildPlan {
+  char* const* argv;
+  char* const* envp;
+  char* const* hide_files;  // null-terminated; empty: no private mount namespace
+  const char* cwd;          // null: the parent's
+  int stdout_fd;
+  int stderr_fd;
+  int fd3;                  // becomes the child's descriptor 3; -1: none
+  pid_t parent;
+  sigset_t original_mask;   // the starting thread's mask, the child's from exec on
+  // Set by the child when it fails before or in exec: errno, plus
+  // kChdirFailed or kHideFailed for the step that failed. The parent reads it
+  // once clone returns: with CLONE_VFORK that is after the child has exec'd
+  // or exited, so no status pipe is needed (glibc's posix_spawn does this).
+  int failure = 0;
+};
+
+[[noreturn]] void child_fails(ChildPlan& plan, int failure) {
+  plan.failure = failure;
+  _exit(127);
+}
+
+// The child's side of run_process, up to exec.
+int child_main(void* argument) {
+  ChildPlan& plan = *static_cast<ChildPlan*>(argument);
+  // The child's table of signal handlers is a copy of the parent's (no
+  // CLONE_SIGHAND). A handler of the parent's run here, after the mask is
+  // restored and before exec, would run in the parent's memory: caught
+  // signals go back to their default. Ignored ones stay ignored, as across
+  // fork and exec. All signals stay blocked until just before exec.
+  for (int sig = 1; sig < NSIG; ++sig) {
+    struct sigaction action {};
+    if (sigaction(sig, nullptr, &action) != 0) continue;  // glibc's own signals
+    const bool caught = (action.sa_flags & SA_SIGINFO) != 0 ||
+                        (action.sa_handler != SIG_DFL && action.sa_handler != SIG_IGN);
+    if (!caught) continue;
+    action.sa_handler = SIG_DFL;
+    action.sa_flags = 0;
+    sigemptyset(&action.sa_mask);
+    sigaction(sig, &action, nullptr);
+  }
+  setpgid(0, 0);
+  prctl(PR_SET_PDEATHSIG, SIGTERM);
+  if (getppid() != plan.parent) _exit(127);
+  dup2(plan.stdout_fd, STDOUT_FILENO);
+  dup2(plan.stderr_fd, STDERR_FILENO);
+  // Close-on-exec, so the program gets it as its stdin only.
+  const int devnull = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+  if (devnull == STDIN_FILENO) fcntl(STDIN_FILENO, F_SETFD, 0);
+  else if (devnull >= 0) dup2(devnull, STDIN_FILENO);
+  if (plan.fd3 == 3) fcntl(3, F_SETFD, 0);  // dup2 onto itself keeps close-on-exec
+  else if (plan.fd3 >= 0) dup2(plan.fd3, 3);
+  if (plan.cwd && chdir(plan.cwd) != 0) child_fails(plan, errno + kChdirFailed);
+  if (plan.hide_files[0]) {
+    // A mount namespace of the child's own, not propagated back, in which
+    // each file reads as empty.
+    bool hidden = unshare(CLONE_NEWNS) == 0 && mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) == 0;
+    for (std::size_t i = 0; hidden && plan.hide_files[i]; ++i)
+      hidden = mount("/dev/null", plan.hide_files[i], nullptr, MS_BIND, nullptr) == 0;
+    if (!hidden) child_fails(plan, errno + kHideFailed);
+  }
+  sigprocmask(SIG_SETMASK, &plan.original_mask, nullptr);
+  execvpe(plan.argv[0], plan.argv, plan.envp);
+  child_fails(plan, errno);
+}
+
+// The child's stack until it execs, as glibc's posix_spawn maps one. execvpe
+// puts a path buffer (up to PATH_MAX + NAME_MAX) on it and, for a script
+// without #!, a copy of argv.
+class ChildStack {
+ public:
+  explicit ChildStack(std::size_t argc)
+      : size_(round_to_pages(64 * 1024 + PATH_MAX + NAME_MAX + (argc + 3) * sizeof(char*))) {
+    base_ = mmap(nullptr, size_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+    if (base_ == MAP_FAILED) throw std::runtime_error(fmt::format("mmap: {}", std::strerror(errno)));
+  }
+  ~ChildStack() { munmap(base_, size_); }
+  ChildStack(const ChildStack&) = delete;
+  ChildStack& operator=(const ChildStack&) = delete;
+  // Stacks grow down on the machines this builds for.
+  void* top() const { return static_cast<char*>(base_) + size_; }
+
+ private:
+  static std::size_t round_to_pages(std::size_t bytes) {
+    constexpr std::size_t kPage = 4096;
+    return (bytes + kPage - 1) / kPage * kPage;
+  }
+  std::size_t size_;
+  void* base_;
+};
+
+// Starts the child: its pid, or -errno when it could not be started.
+//
+// clone with CLONE_VM | CLONE_VFORK, not fork: fork copies the page tables
+// of this process, which has LibTorch and its libraries mapped, and that
+// cost milliseconds a start inside every start-up figure (issue 18, item 12:
+// 6-8 ms on the host against hyperfine's 0.6). The child borrows this memory
+// until it execs or exits, and this thread waits until then. Every signal
+// is blocked around it, so none reaches the child before it has reset its
+// handlers; the child restores this thread's mask just before exec.
+pid_t start_child(ChildPlan& plan, std::size_t argc) {
+  ChildStack stack(argc);
+  sigset_t all_signals;
+  sigfillset(&all_signals);
+  pthread_sigmask(SIG_SETMASK, &all_signals, &plan.original_mask);
+  const pid_t pid = clone(child_main, stack.top(), CLONE_VM | CLONE_VFORK | SIGCHLD, &plan);
+  // errno is this thread's, and the child ran in this thread's memory: it
+  // is clone's own only where clone failed and no child ran.
+  const pid_t started = pid < 0 ? -errno : pid;
+  pthread_sigmask(SIG_SETMASK, &plan.original_mask, nullptr);
+  return started;
+}
 
 }  // namespace
 
@@ -87,74 +209,47 @@ ProcessResult run_process(const ProcessSpec& spec,
     result.exec_error = "no program given";
     return result;
   }
-  auto argv_storage = spec.argv;
-  auto env_storage = merged_environment(spec.env);
-  auto argv = c_strings(argv_storage);
-  auto envp = c_strings(env_storage);
-  auto hide_storage = spec.hide_files;
-  auto hide = c_strings(hide_storage);
-  const char* cwd = spec.cwd.empty() ? nullptr : spec.cwd.c_str();
+  const auto argv = c_strings(spec.argv);
+  // Without overrides the child gets this process's environment as it is:
+  // copying and sorting it costs tens of microseconds a start.
+  std::vector<std::string> env_storage;
+  std::vector<char*> merged_envp;
+  if (!spec.env.empty()) {
+    env_storage = merged_environment(spec.env);
+    merged_envp = c_strings(env_storage);
+  }
+  const auto hide = c_strings(spec.hide_files);
 
-  Pipe out, err, status;
-  const pid_t parent = getpid();
-  const pid_t pid = fork();
+  Pipe out, err;
+  ChildPlan plan{argv.data(),
+                 spec.env.empty() ? environ : merged_envp.data(),
+                 hide.data(),
+                 spec.cwd.empty() ? nullptr : spec.cwd.c_str(),
+                 out.w,
+                 err.w,
+                 spec.child_fd3,
+                 getpid(),
+                 {},
+                 0};
+  const pid_t pid = start_child(plan, spec.argv.size());
   if (pid < 0) {
-    result.exec_error = fmt::format("cannot start {}: fork: {}", spec.argv[0], std::strerror(errno));
+    result.exec_error = fmt::format("cannot start {}: clone: {}", spec.argv[0], std::strerror(-pid));
     return result;
   }
-  if (pid == 0) {
-    // Child: only async-signal-safe calls from here on.
-    setpgid(0, 0);
-    prctl(PR_SET_PDEATHSIG, SIGTERM);
-    if (getppid() != parent) _exit(127);
-    dup2(out.w, STDOUT_FILENO);
-    dup2(err.w, STDERR_FILENO);
-    int devnull = ::open("/dev/null", O_RDONLY);
-    if (devnull >= 0) dup2(devnull, STDIN_FILENO);
-    int status_fd = status.w;
-    if (spec.child_fd3 >= 0) {
-      if (status_fd == 3) status_fd = fcntl(3, F_DUPFD_CLOEXEC, 4);
-      if (spec.child_fd3 == 3) fcntl(3, F_SETFD, 0);  // dup2 onto itself keeps close-on-exec
-      else dup2(spec.child_fd3, 3);
-    }
-    if (cwd && chdir(cwd) != 0) {
-      int e = errno + kChdirFailed;
-      [[maybe_unused]] auto n = ::write(status_fd, &e, sizeof e);
-      _exit(127);
-    }
-    if (hide.size() > 1) {
-      // A mount namespace of the child's own, not propagated back, in which
-      // each file reads as empty.
-      bool hidden = unshare(CLONE_NEWNS) == 0 && mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) == 0;
-      for (std::size_t i = 0; hidden && hide[i]; ++i)
-        hidden = mount("/dev/null", hide[i], nullptr, MS_BIND, nullptr) == 0;
-      if (!hidden) {
-        int e = errno + kHideFailed;
-        [[maybe_unused]] auto n = ::write(status_fd, &e, sizeof e);
-        _exit(127);
-      }
-    }
-    execvpe(argv[0], argv.data(), envp.data());
-    int e = errno;
-    [[maybe_unused]] auto n = ::write(status_fd, &e, sizeof e);
-    _exit(127);
-  }
-  setpgid(pid, pid);  // also here, so the group exists before we may signal it
+  // The child set its own process group before this thread resumed.
   out.close_w();
   err.close_w();
-  status.close_w();
 
-  int exec_errno = 0;
-  if (::read(status.r, &exec_errno, sizeof exec_errno) == sizeof exec_errno) {
+  if (plan.failure != 0) {
+    const int failure = plan.failure;
     result.exec_error =
-        exec_errno >= kChdirFailed
-            ? fmt::format("cannot run {} in {}: {}", spec.argv[0], spec.cwd, std::strerror(exec_errno - kChdirFailed))
-        : exec_errno >= kHideFailed
+        failure >= kChdirFailed
+            ? fmt::format("cannot run {} in {}: {}", spec.argv[0], spec.cwd, std::strerror(failure - kChdirFailed))
+        : failure >= kHideFailed
             ? fmt::format("cannot hide {} from {} in a private mount namespace: {}", fmt::join(spec.hide_files, ", "),
-                          spec.argv[0], std::strerror(exec_errno - kHideFailed))
-            : fmt::format("cannot run {}: {}", spec.argv[0], std::strerror(exec_errno));
+                          spec.argv[0], std::strerror(failure - kHideFailed))
+            : fmt::format("cannot run {}: {}", spec.argv[0], std::strerror(failure));
   }
-  status.close_r();
 
   Stopwatch clock;
   std::string pending;
