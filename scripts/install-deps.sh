@@ -19,6 +19,9 @@ packages=(
   chromium
   # The reference tools bench/micro_vs_tools compares the micro-benchmarks with.
   hpcc ioping fio
+  # Benchmarks only: bench/startup_vs_hyperfine times the same starts with
+  # hyperfine -N, the reference for the startup workload's figures.
+  hyperfine
 )
 # npm downloads the data sets (they are published as npm packages). A machine
 # that already has Node.js from elsewhere keeps its own npm.
