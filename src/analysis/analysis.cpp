@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "analysis/run_records.h"
+#include "core/words.h"
 #include "core/errors.h"
 #include "runtimes/container_options.h"
 #include "runtimes/environment.h"
@@ -32,17 +33,100 @@ const EnvironmentStats* find_environment(const CaseAnalysis& c, const std::strin
   return nullptr;
 }
 
-std::string overhead_verdict(const RatioEstimate& r, std::size_t n_env, std::size_t n_baseline) {
-  if (n_env < 2 || n_baseline < 2)
-    return fmt::format("{:+.1f}%; too few runs for a confidence interval (use --runs 2 or more)",
-                       100 * (r.ratio - 1));
-  if (std::isnan(r.ci95_low))
-    return fmt::format("{:+.1f}%; confidence interval unbounded: the baseline is too noisy", 100 * (r.ratio - 1));
-  const auto ci = fmt::format("95% CI {:+.1f}% .. {:+.1f}%", 100 * (r.ci95_low - 1), 100 * (r.ci95_high - 1));
-  const bool significant = r.test.p_value < kAlpha && (r.ci95_low > 1 || r.ci95_high < 1);
-  if (!significant) return fmt::format("no measurable overhead ({}, p = {:.2g})", ci, r.test.p_value);
-  return fmt::format("{} by {:.1f}% ({}, p = {:.2g})", r.ratio > 1 ? "slower" : "faster",
-                     100 * std::fabs(r.ratio - 1), ci, r.test.p_value);
+Verdict judge(const RatioEstimate& r) {
+  if (r.interval == RatioInterval::none) return Verdict::too_few_runs;
+  if (r.interval != RatioInterval::bounded) return Verdict::inconclusive;
+  if (r.test.p_value < kAlpha && (r.ci95_low > 1 || r.ci95_high < 1))
+    return r.ratio > 1 ? Verdict::slower : Verdict::faster;
+  if (r.ci95_low >= 1 - kEquivalenceMargin && r.ci95_high <= 1 + kEquivalenceMargin)
+    return Verdict::no_measurable_overhead;
+  return Verdict::inconclusive;
+}
+
+std::string ratio_interval_words(const RatioEstimate& r) {
+  switch (r.interval) {
+    case RatioInterval::none:
+      return "no 95% CI";
+    case RatioInterval::unbounded:
+      return "95% CI unbounded";
+    case RatioInterval::reaches_zero:
+      return fmt::format("95% CI includes ratios <= 0 .. {:+.1f}%", 100 * (r.ci95_high - 1));
+    case RatioInterval::bounded:
+      break;
+  }
+  return fmt::format("95% CI {:+.1f}% .. {:+.1f}%", 100 * (r.ci95_low - 1), 100 * (r.ci95_high - 1));
+}
+
+std::string added_time_words(const Overhead& o, const std::string& per) {
+  const DifferenceEstimate& d = o.added;
+  const std::string interval = std::isfinite(d.ci95_low)
+                                   ? fmt::format(" (95% CI {:+.1f} .. {:+.1f} ms)", 1e3 * d.ci95_low, 1e3 * d.ci95_high)
+                                   : "";
+  return fmt::format("{:+.1f} ms per {}{}", 1e3 * d.difference, per, interval);
+}
+
+Overhead compare_run_values(const std::string& env, std::span<const double> subject, std::span<const double> baseline,
+                            ComparisonWording wording) {
+  Overhead o;
+  o.env = env;
+  o.estimate = ratio_of_means(subject, baseline);
+  o.added = difference_of_means(subject, baseline);
+  o.rank_test = mann_whitney_u(subject, baseline);
+  o.verdict = judge(o.estimate);
+  if (o.estimate.interval == RatioInterval::none) o.runs_needed = 2;
+  // Unbounded: the baseline's mean is too uncertain; reaching zero: the subject's.
+  if (o.estimate.interval == RatioInterval::unbounded) o.runs_needed = runs_to_bound_mean(baseline);
+  if (o.estimate.interval == RatioInterval::reaches_zero) o.runs_needed = runs_to_bound_mean(subject);
+  o.verdict_text = verdict_words(o, wording);
+  return o;
+}
+
+std::string short_verdict_words(const Overhead& o, ComparisonWording wording) {
+  const double change = 100 * std::fabs(o.estimate.ratio - 1);
+  switch (o.verdict) {
+    case Verdict::too_few_runs:
+      return "too few runs";
+    case Verdict::slower:
+      return fmt::format("slower by {:.1f}%", change);
+    case Verdict::faster:
+      return fmt::format("faster by {:.1f}%", change);
+    case Verdict::no_measurable_overhead:
+      return wording == ComparisonWording::overhead ? "no measurable overhead" : "no measurable difference";
+    case Verdict::inconclusive:
+      break;
+  }
+  return "inconclusive";
+}
+
+std::string verdict_words(const Overhead& o, ComparisonWording wording) {
+  const RatioEstimate& r = o.estimate;
+  const std::string change = fmt::format("{:+.1f}%", 100 * (r.ratio - 1));
+  const std::string p = std::isfinite(r.test.p_value) ? fmt::format(", p = {:.2g}", r.test.p_value) : "";
+  const std::string more_runs = fmt::format("give --runs {} or more", o.runs_needed);
+  switch (o.verdict) {
+    case Verdict::too_few_runs:
+      return fmt::format("{}; too few runs for a confidence interval ({})", change, more_runs);
+    case Verdict::slower:
+    case Verdict::faster:
+    case Verdict::no_measurable_overhead:
+      return fmt::format("{} ({}{}{})", short_verdict_words(o, wording), ratio_interval_words(r),
+                         o.verdict == Verdict::no_measurable_overhead
+                             ? fmt::format(", within +-{:.0f}%", 100 * kEquivalenceMargin)
+                             : "",
+                         p);
+    case Verdict::inconclusive:
+      break;
+  }
+  const std::string reference = wording == ComparisonWording::overhead ? "the baseline's" : "A's";
+  if (r.interval == RatioInterval::unbounded)
+    return fmt::format("inconclusive: {} ({}: with {} runs {} mean is too uncertain to bound the ratio; {})", change,
+                       ratio_interval_words(r), static_cast<long>(r.ci95_df) + 1, reference, more_runs);
+  if (r.interval == RatioInterval::reaches_zero)
+    return fmt::format("inconclusive: {} ({}{}: too few runs or too noisy to bound it; {})", change,
+                       ratio_interval_words(r), p, more_runs);
+  return fmt::format("inconclusive: {} ({}{}: wider than +-{:.0f}%, so neither {} nor its absence is shown)", change,
+                     ratio_interval_words(r), p, 100 * kEquivalenceMargin,
+                     wording == ComparisonWording::overhead ? "an overhead" : "a difference");
 }
 
 Analysis analyze(const nlohmann::json& manifest, const std::vector<nlohmann::json>& records,
@@ -54,6 +138,7 @@ Analysis analyze(const nlohmann::json& manifest, const std::vector<nlohmann::jso
                                          "report it with the dlcbench that wrote it, or update dlcbench",
                                          plan.schema_version, kManifestSchemaVersion));
   a.status = plan.status;
+  a.launches_recorded = plan.launches;
   if (a.status == "interrupted")
     a.notes.push_back("the run was interrupted: the figures cover what was measured before it stopped");
   else if (a.status == "running")
@@ -131,16 +216,17 @@ Analysis analyze(const nlohmann::json& manifest, const std::vector<nlohmann::jso
       continue;
     }
     const std::string& type = r.type;
+    if (type == "launch") ++a.launches_found;
     if (type == "resume") {
       // `run --resume` starts here: launches still unfinished were cut off by
       // the end of the earlier session and are measured again after this
       // line, so their samples must not join the new launch's.
       for (const auto& [key, p] : pending)
         if (!p.measured.empty() || !p.warmups.empty())
-          a.notes.push_back(fmt::format("{} in {}, round {}: {} samples of a launch cut off before the run was "
+          a.notes.push_back(fmt::format("{} in {}, round {}: {} of a launch cut off before the run was "
                                         "resumed; kept in results.jsonl, left out of the statistics",
                                         std::get<0>(key), std::get<1>(key), std::get<2>(key),
-                                        p.measured.size() + p.warmups.size()));
+                                        counted(p.measured.size() + p.warmups.size(), "sample", "samples")));
       pending.clear();
       continue;
     }
@@ -215,6 +301,13 @@ Analysis analyze(const nlohmann::json& manifest, const std::vector<nlohmann::jso
       es->failures.push_back(fmt::format("round {}: {}", std::get<2>(key), f.cause));
     }
   }
+  if (a.results_lost())
+    a.notes.push_back(fmt::format("the manifest records {}; results.jsonl holds {}: {} after the run "
+                                  "(truncated, replaced or edited), so the figures cover only what is left",
+                                  counted(static_cast<std::size_t>(*a.launches_recorded), "launch", "launches"),
+                                  a.launches_found,
+                                  a.launches_found == 0 ? "everything it measured was lost"
+                                                        : "part of what it measured was lost"));
   if (malformed)
     a.notes.push_back(fmt::format("results.jsonl holds {} record(s) with a field missing or of the wrong type "
                                   "(first at {}); they are left out",
@@ -228,9 +321,10 @@ Analysis analyze(const nlohmann::json& manifest, const std::vector<nlohmann::jso
     if (EnvironmentStats* es = find_env(*find_case(std::get<0>(key)), std::get<1>(key)))
       es->warmup_seconds.insert(es->warmup_seconds.end(), p.warmups.begin(), p.warmups.end());
     if (!p.measured.empty())
-      a.notes.push_back(fmt::format("{} in {}, round {}: {} samples of a launch that did not finish "
+      a.notes.push_back(fmt::format("{} in {}, round {}: {} of a launch that did not finish "
                                     "(interrupted); kept in results.jsonl, left out of the statistics",
-                                    std::get<0>(key), std::get<1>(key), std::get<2>(key), p.measured.size()));
+                                    std::get<0>(key), std::get<1>(key), std::get<2>(key),
+                                    counted(p.measured.size(), "sample", "samples")));
   }
 
   for (auto& ca : a.cases) {
@@ -239,6 +333,7 @@ Analysis analyze(const nlohmann::json& manifest, const std::vector<nlohmann::jso
       es.batches = summarize(es.batch_seconds);
       es.warmup = summarize(es.warmup_seconds);
       es.outlier_runs = outlier_indices(es.run_values);
+      es.outliers_assessed = es.run_values.size() >= kMinOutlierSample;
       es.p99_seconds = percentile(es.batch_seconds, 0.99);
     }
     if (ca.micro) {
@@ -256,11 +351,7 @@ Analysis analyze(const nlohmann::json& manifest, const std::vector<nlohmann::jso
     if (!base || base->run_values.empty()) continue;
     for (const auto& es : ca.envs) {
       if (es.env == a.baseline || es.run_values.empty()) continue;
-      Overhead o;
-      o.env = es.env;
-      o.estimate = ratio_of_means(es.run_values, base->run_values);
-      o.rank_test = mann_whitney_u(es.run_values, base->run_values);
-      o.verdict = overhead_verdict(o.estimate, es.run_values.size(), base->run_values.size());
+      Overhead o = compare_run_values(es.env, es.run_values, base->run_values, ComparisonWording::overhead);
       std::vector<std::string> requested = requested_fields[es.env];
       for (const auto& f : requested_fields[a.baseline]) requested.push_back(f);
       if (base->fingerprint && es.fingerprint)

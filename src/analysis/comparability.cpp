@@ -70,6 +70,9 @@ const std::vector<ComparedField>& compared_fields() {
         {"/dataset/name", true, "pass the same --data to every environment (dlcbench run does)"},
         {"/dataset/synthetic", true, "pass the same --data to every environment (dlcbench run does)"},
         {"/dataset/examples", true, "the data set differs between environments: check the data folder's files"},
+        {"/dataset/sha256", true,
+         "the data files differ between environments (or changed during the run): give every environment the same "
+         "--data folder, and `dlcbench data fetch --force NAME` if its files were changed"},
     };
     for (const char* v : kCudaVariables)
       f.push_back({fmt::format("/variables/{}", v), true,

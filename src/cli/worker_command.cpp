@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <iostream>
+#include <limits>
 #include <numeric>
 #include <random>
 
@@ -13,6 +14,7 @@
 
 #include "backends/backend.h"
 #include "cli/commands.h"
+#include "cli/option_checks.h"
 #include "core/allocator.h"
 #include "core/errors.h"
 #include "core/fingerprint.h"
@@ -21,6 +23,7 @@
 #include "data/token_reader.h"
 #include "data/training_data.h"
 #include "workloads/micro/micro_workloads.h"
+#include "workloads/registry.h"
 
 namespace dlcbench::cli {
 namespace {
@@ -192,6 +195,11 @@ int run_worker(const WorkerOptions& o) {
   fingerprint["allocator"] = allocator;
   fingerprint["model"] = {{"name", workload.model.name}, {"parameters", session->parameter_count()}};
   fingerprint["dataset"] = describe(data);
+  // The bits trained on, compared across environments like the rest: a
+  // container given other files (or files changed between launches) differs.
+  if (o.data != kSyntheticData)
+    fingerprint["dataset"]["sha256"] =
+        data_files_digest(workload.model.dataset, training_data_folder(workload.model, o.data));
   fingerprint["dataset"]["load_seconds"] = load_seconds;
   emit(fingerprint);
 
@@ -238,24 +246,40 @@ void add_worker_command(CLI::App& app, int& exit_code) {
   auto options = std::make_shared<WorkerOptions>();
   auto* cmd = app.add_subcommand("worker", "Run one case here and print JSON lines (used by `run`)");
   CaseSpec& s = options->spec;
-  cmd->add_option("--workload", s.workload, "Workload name (see `dlcbench list`)")->capture_default_str();
-  cmd->add_option("--backend", s.backend, "Back end name")->capture_default_str();
-  cmd->add_option("--device", s.device, "cpu or gpu")->capture_default_str();
-  cmd->add_option("--batch", s.batch, "Mini-batch size")->capture_default_str();
-  cmd->add_option("--warmup", s.warmup, "Warm-up steps, reported apart")->capture_default_str();
-  cmd->add_option("--iters", s.iters, "Measured steps")->capture_default_str();
-  cmd->add_option("--threads", s.threads, "Compute threads")->capture_default_str();
-  cmd->add_option("--seed", s.seed, "Seed for weights, shuffling and synthetic data")->capture_default_str();
+  cmd->add_option("--workload", s.workload, "Workload name (see `dlcbench list`)")
+      ->check(not_empty("a workload (see `dlcbench list`)") & checked_by(validate_workload_name))
+      ->capture_default_str();
+  cmd->add_option("--backend", s.backend, "Back end name")
+      ->check(not_empty("a back end") & checked_by(validate_backend_name))
+      ->capture_default_str();
+  cmd->add_option("--device", s.device, "cpu or gpu")->check(CLI::IsMember({"cpu", "gpu"}))->capture_default_str();
+  cmd->add_option("--batch", s.batch, "Mini-batch size")->check(whole_number_in(1, kMaxBatch))->capture_default_str();
+  cmd->add_option("--warmup", s.warmup, "Warm-up steps, reported apart")
+      ->check(whole_number_in(0, kMaxIters))
+      ->capture_default_str();
+  cmd->add_option("--iters", s.iters, "Measured steps")->check(whole_number_in(1, kMaxIters))->capture_default_str();
+  cmd->add_option("--threads", s.threads, "Compute threads")
+      ->check(whole_number_in(1, kMaxThreads))
+      ->capture_default_str();
+  cmd->add_option("--seed", s.seed, "Seed for weights, shuffling and synthetic data")
+      ->check(whole_number_in(0, std::numeric_limits<long>::max()))
+      ->capture_default_str();
   cmd->add_option("--input", s.input, "memory, or disk: each step reads its batch from the data files (timed)")
+      ->check(CLI::IsMember({"memory", "disk"}))
       ->capture_default_str();
   cmd->add_option("--data", options->data,
                   "Data folder (or its parent), or `synthetic` for random data of the same shape")
+      ->check(not_empty("a data folder or synthetic"))
       ->capture_default_str();
-  cmd->add_option("--variant", s.variant, "Micro-benchmarks: the variant, e.g. sgemm, triad, write");
-  cmd->add_option("--size", s.size, "Micro-benchmarks: matrix order, grid edge, elements per array or file bytes");
-  cmd->add_option("--block", s.block, "io-seq, io-lat: bytes per request");
-  cmd->add_option("--mode", s.io_mode, "io-seq: direct or buffered");
-  cmd->add_option("--path", options->path, "io-seq, io-lat: the folder to write the scratch file in");
+  cmd->add_option("--variant", s.variant, "Micro-benchmarks: the variant, e.g. sgemm, triad, write")
+      ->check(not_empty("a variant (see `dlcbench list`)"));
+  cmd->add_option("--size", s.size, "Micro-benchmarks: matrix order, grid edge, elements per array or file bytes")
+      ->check(whole_number_in(1, kMaxMicroSize));
+  cmd->add_option("--block", s.block, "io-seq, io-lat: bytes per request")
+      ->check(whole_number_in(1, std::numeric_limits<int>::max()));
+  cmd->add_option("--mode", s.io_mode, "io-seq: direct or buffered")->check(CLI::IsMember({"direct", "buffered"}));
+  cmd->add_option("--path", options->path, "io-seq, io-lat: the folder to write the scratch file in")
+      ->check(not_empty("a folder"));
   cmd->add_flag("--fingerprint-only", options->fingerprint_only,
                "Print the environment's fingerprint (no data, no model) and exit");
   // Accepted for symmetry with the design's command line; output is always JSON lines.
@@ -284,6 +308,20 @@ void add_worker_command(CLI::App& app, int& exit_code) {
       emit({{"type", "error"}, {"kind", "data"}, {"message", e.what()}});
       std::cerr << "dlcbench worker: " << e.what() << "\n";
       exit_code = kExitUsage;
+    } catch (const std::bad_alloc&) {
+      // Far too large a batch or size: an allocation the environment cannot
+      // give, named as such rather than as an internal error.
+      const CaseSpec& spec = options->spec;
+      const std::string message =
+          spec.micro() ? fmt::format("out of memory: {} with size {} needs more memory than this environment can "
+                                     "give; give a smaller size",
+                                     spec.workload, spec.size)
+                       : fmt::format("out of memory: {} with --batch {} needs more memory than this environment can "
+                                     "give; give a smaller --batch",
+                                     spec.workload, spec.batch);
+      emit({{"type", "error"}, {"kind", "memory"}, {"message", message}});
+      std::cerr << "dlcbench worker: " << message << "\n";
+      exit_code = kExitFailure;
     } catch (const std::exception& e) {
       emit({{"type", "error"}, {"kind", "internal"}, {"message", e.what()}});
       std::cerr << "dlcbench worker: " << e.what() << "\n";

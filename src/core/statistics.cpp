@@ -117,19 +117,51 @@ RatioEstimate ratio_of_means(std::span<const double> subject,
   if (subject.size() < 2 || baseline.size() < 2) return r;
   const double va = variance(subject) / static_cast<double>(subject.size());
   const double vb = variance(baseline) / static_cast<double>(baseline.size());
+  r.ci95_df = static_cast<double>(std::min(subject.size(), baseline.size()) - 1);
   if (va + vb == 0) {
     r.ci95_low = r.ci95_high = r.ratio;
+    r.interval = r.ratio > 0 ? RatioInterval::bounded : RatioInterval::reaches_zero;
     return r;
   }
   // Fieller (1954) for independent estimates: the set of rho with
   // (a - rho b)^2 <= t^2 (va + rho^2 vb).
-  const double t = student_t_critical(0.95, r.test.df);
+  const double t = student_t_critical(0.95, r.ci95_df);
   const double g = t * t * vb / (b * b);
-  if (g >= 1) return r;  // unbounded interval
+  if (g >= 1) {
+    r.interval = RatioInterval::unbounded;
+    return r;
+  }
   const double half = (t / std::fabs(b)) * std::sqrt(va * (1 - g) + r.ratio * r.ratio * vb);
   r.ci95_low = (r.ratio - half) / (1 - g);
   r.ci95_high = (r.ratio + half) / (1 - g);
+  r.interval = r.ci95_low > 0 ? RatioInterval::bounded : RatioInterval::reaches_zero;
   return r;
+}
+
+std::size_t runs_to_bound_mean(std::span<const double> values) {
+  const std::size_t n = values.size();
+  const double cv = std::fabs(stddev(values) / mean(values));
+  std::size_t runs = std::max<std::size_t>(n + 1, 3);
+  if (!std::isfinite(cv)) return runs;
+  // t(runs - 1) cv / sqrt(runs) <= 0.5; the t quantile falls as runs grow.
+  while (runs < 100000 &&
+         student_t_critical(0.95, static_cast<double>(runs - 1)) * cv / std::sqrt(static_cast<double>(runs)) > 0.5)
+    ++runs;
+  return runs;
+}
+
+DifferenceEstimate difference_of_means(std::span<const double> subject, std::span<const double> baseline) {
+  DifferenceEstimate d;
+  d.difference = mean(subject) - mean(baseline);
+  d.ci95_low = d.ci95_high = kNaN;
+  if (subject.size() < 2 || baseline.size() < 2) return d;
+  const WelchTest w = welch_t_test(subject, baseline);
+  const double se = std::sqrt(variance(subject) / static_cast<double>(subject.size()) +
+                              variance(baseline) / static_cast<double>(baseline.size()));
+  const double half = se == 0 ? 0 : student_t_critical(0.95, w.df) * se;
+  d.ci95_low = d.difference - half;
+  d.ci95_high = d.difference + half;
+  return d;
 }
 
 double median_absolute_deviation(std::span<const double> xs) {

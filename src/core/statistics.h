@@ -42,16 +42,48 @@ struct WelchTest {
 // Welch's unequal-variance t-test of mean(a) == mean(b).
 WelchTest welch_t_test(std::span<const double> a, std::span<const double> b);
 
+// What Fieller's interval for a ratio of means turned out to be.
+enum class RatioInterval {
+  none,          // fewer than two values on a side: no interval
+  bounded,       // 0 < low <= high < infinity
+  // Bounded, but its lower end is at or below zero: the subject's mean is
+  // not distinguishable from zero, so ratios no time can have are inside it.
+  reaches_zero,
+  // The baseline's mean is not distinguishable from zero (Fieller's g >= 1):
+  // the set of ratios is unbounded.
+  unbounded,
+};
+
 struct RatioEstimate {
   double ratio = 0;  // mean(subject) / mean(baseline)
-  // Fieller's 95% interval for the ratio of two independent means, with
-  // Welch-Satterthwaite degrees of freedom. NaN when it is unbounded (the
-  // baseline mean is not significantly different from zero) or n < 2.
+  // Fieller's 95% interval for the ratio of two independent means. Its t has
+  // min(n_subject, n_baseline) - 1 degrees of freedom: the Welch-Satterthwaite
+  // df depends on both variances, so a quiet subject next to a noisy
+  // baseline collapsed it toward n - 1 of one side and the same baseline was
+  // judged "too noisy" for one environment and not for the next; the
+  // smaller df is never below Welch's, so the interval stays valid
+  // (conservative), and the judgement of one baseline is the same for every
+  // environment with as many runs. NaN when interval is none or unbounded.
   double ci95_low = 0, ci95_high = 0;
+  double ci95_df = 0;  // of the interval's t
+  RatioInterval interval = RatioInterval::none;
   WelchTest test;
 };
 RatioEstimate ratio_of_means(std::span<const double> subject,
                              std::span<const double> baseline);
+
+// Runs at which these values' own 95% interval of the mean would be within
+// +-50% of it, from their mean and stddev (at least n + 1): what a baseline
+// needs for Fieller's interval to be bounded, and a subject for its lower
+// end to stay above zero, with room to spare.
+std::size_t runs_to_bound_mean(std::span<const double> values);
+
+struct DifferenceEstimate {
+  double difference = 0;  // mean(subject) - mean(baseline)
+  // Welch's 95% interval of the difference; NaN with fewer than two values on a side.
+  double ci95_low = 0, ci95_high = 0;
+};
+DifferenceEstimate difference_of_means(std::span<const double> subject, std::span<const double> baseline);
 
 // Raw median absolute deviation, median(|x_i - median(x)|), without the
 // 1.4826 factor that would make it estimate a normal sigma. NaN when empty.

@@ -167,7 +167,8 @@ void verify_content(const DatasetSource& src, const fs::path& dir, const std::st
 // Checks an installed folder: every file's sha256 against SHA256SUMS, then
 // the published digest, if any, then the loader's validation. Throws
 // DataError naming the first problem; returns what was checked.
-std::vector<std::string> verify_installed(const DatasetSource& src, const fs::path& dir) {
+// Every file of the data set against the SHA256SUMS `fetch` wrote beside it.
+void check_sums(const DatasetSource& src, const fs::path& dir) {
   const auto sums_file = dir / kSumsFile;
   const auto sums = read_sums(sums_file);
   for (const auto& f : src.files) {
@@ -182,6 +183,11 @@ std::vector<std::string> verify_installed(const DatasetSource& src, const fs::pa
           "(corrupt or edited); {}",
           (dir / f).string(), actual, sums_file.string(), it->second, force_hint(src)));
   }
+}
+
+std::vector<std::string> verify_installed(const DatasetSource& src, const fs::path& dir) {
+  check_sums(src, dir);
+  const auto sums_file = dir / kSumsFile;
   std::vector<std::string> notes = {
       fmt::format("sha256 of all {} files match {}", src.files.size(), sums_file.string())};
   if (src.published)
@@ -237,6 +243,18 @@ std::vector<std::string> fetchable_datasets() {
   std::vector<std::string> names;
   for (const auto& s : sources()) names.push_back(s.name);
   return names;
+}
+
+std::string installed_files_changed(const std::string& name, const fs::path& folder) {
+  for (const auto& src : sources()) {
+    if (src.name != name || !fs::exists(folder / kSumsFile)) continue;
+    try {
+      check_sums(src, folder);
+    } catch (const DataError& e) {
+      return e.what();
+    }
+  }
+  return "";
 }
 
 FetchOutcome fetch_dataset(const std::string& name, const FetchOptions& options) {

@@ -28,4 +28,10 @@ std::vector<std::string> fetchable_datasets();
 
 FetchOutcome fetch_dataset(const std::string& name, const FetchOptions& options);
 
+// For a data set `fetch` installed in `folder`: the first file whose sha256
+// no longer matches the SHA256SUMS written beside it, in words with the fix
+// (`dlcbench data fetch --force NAME`); "" when all match, or when the folder
+// has no SHA256SUMS (files the user put there themselves).
+std::string installed_files_changed(const std::string& name, const std::filesystem::path& folder);
+
 }  // namespace dlcbench

@@ -6,6 +6,7 @@
 
 #include "core/case_spec.h"
 #include "core/errors.h"
+#include "core/sha.h"
 #include "data/cifar10.h"
 #include "data/mnist.h"
 #include "data/ptb.h"
@@ -45,6 +46,25 @@ TrainingData load_training_data(const models::ModelSpec& model, const std::strin
   if (model.dataset == "mnist") return load_mnist_training(location);
   if (model.dataset == "cifar10") return load_cifar10_training(location);
   return from_corpus(load_ptb_format(location));
+}
+
+std::filesystem::path training_data_folder(const models::ModelSpec& model, const std::string& location) {
+  if (model.dataset == "mnist") return dataset_folder(location, "mnist");
+  if (model.dataset == "cifar10") return cifar10_folder(location);
+  const std::filesystem::path root = location;
+  return std::filesystem::exists(root / kPtbFiles[0]) ? root : root / "ptb";
+}
+
+std::string data_files_digest(const std::string& dataset, const std::filesystem::path& folder) {
+  std::vector<std::string_view> files;
+  if (dataset == "mnist") files.assign(std::begin(kMnistFiles), std::end(kMnistFiles));
+  if (dataset == "cifar10") files.assign(std::begin(kCifar10Files), std::end(kCifar10Files));
+  if (dataset == "ptb") files.assign(std::begin(kPtbFiles), std::end(kPtbFiles));
+  std::string listing;
+  for (const auto name : files)
+    if (std::filesystem::exists(folder / name))
+      listing += fmt::format("{}  {}\n", file_digest(folder / name, "sha256"), name);
+  return listing.empty() ? "" : string_digest(listing, "sha256");
 }
 
 void check_training_data(const models::ModelSpec& model, const std::string& location) {

@@ -19,4 +19,14 @@ TrainingData load_training_data(const models::ModelSpec& model, const std::strin
 // to fail before launching anything.
 void check_training_data(const models::ModelSpec& model, const std::string& location);
 
+// The folder the data set's files are read from, for a --data location
+// (the data root or the data set's own folder), as its loader finds it.
+std::filesystem::path training_data_folder(const models::ModelSpec& model, const std::string& location);
+
+// One sha256 for a data set's files in `folder` (those of its files that are
+// there): of the lines "<sha256 of the file>  <name>", as SHA256SUMS lists
+// them. Any changed byte changes it, so two environments that read different
+// data are told apart in the fingerprint; "" when none of the files is there.
+std::string data_files_digest(const std::string& dataset, const std::filesystem::path& folder);
+
 }  // namespace dlcbench

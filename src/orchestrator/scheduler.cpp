@@ -51,13 +51,15 @@ std::string failure_cause(const LaunchOutcome& launched, ScheduledEnvironment& e
   // A container engine's client passes on 128 + signal of what ran inside.
   if (result.exit_code == 137 && env.environment->name() != "host") {
     const auto options = env.environment->describe().value("options", nlohmann::json::object());
-    const std::string limit =
-        options.contains("memory_bytes")
-            ? fmt::format(" of {:.0f} MiB", options["memory_bytes"].get<double>() / (1 << 20))
-            : "";
-    cause += fmt::format(": SIGKILL inside the container, from the kernel's OOM killer under the container's memory "
-                         "limit{} or from outside (e.g. `{} kill`)",
-                         limit, env.environment->name());
+    // Only a limit that was set can be named as the cause.
+    if (options.contains("memory_bytes") && options["memory_bytes"].is_number())
+      cause += fmt::format(": SIGKILL inside the container, from the kernel's OOM killer under the container's "
+                           "memory limit of {:.0f} MiB or from outside (e.g. `{} kill`)",
+                           options["memory_bytes"].get<double>() / (1 << 20), env.environment->name());
+    else
+      cause += fmt::format(": SIGKILL inside the container, from outside (e.g. `{} kill`) or from the kernel's OOM "
+                           "killer when the machine ran out of memory (no memory limit was set for the container)",
+                           env.environment->name());
   }
   return cause;
 }

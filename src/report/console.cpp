@@ -51,8 +51,9 @@ std::string render_comparisons(const CaseAnalysis& c, const std::string& baselin
       out += describe_mismatches(o.mismatches, baseline, o.env);
       continue;
     }
-    out += fmt::format("  {} vs {}: {} {:.4f}, {}  [Fieller CI, Welch t-test; Mann-Whitney p = {}]{}\n", o.env,
-                       baseline, ratio_label(c), o.estimate.ratio, o.verdict,
+    out += fmt::format("  {} vs {}: {}{} {:.4f}, {}  [Fieller CI, Welch t-test; Mann-Whitney p = {}]{}\n", o.env,
+                       baseline, c.startup ? added_time_words(o, "start") + ", " : "", ratio_label(c),
+                       o.estimate.ratio, o.verdict_text,
                        std::isfinite(o.rank_test.p_value) ? fmt::format("{:.2g}", o.rank_test.p_value) : "n/a",
                        o.mismatch_allowed ? "  MISMATCH ALLOWED: not like for like (--allow-mismatch)" : "");
     if (!o.mismatches.empty()) out += describe_mismatches(o.mismatches, baseline, o.env);
@@ -76,22 +77,28 @@ std::string render_case(const CaseAnalysis& c, const std::string& baseline) {
   out += fmt::format("\n{}  ({})\n", c.case_id, case_caption(c));
   std::size_t w = 10;  // the env column fits the longest label ("docker:cpus=1")
   for (const auto& e : c.envs) w = std::max(w, e.env.size());
-  out += fmt::format("  {:<{}} {:>5} {:>8} {:>10} {:>10} {:>10} {:>22} {:>7}  {}\n", "env", w, "runs",
-                     c.startup ? "starts" : "batches", "mean", "median", "stddev", "95% CI of mean", "CV", "data");
+  out += fmt::format("  {:<{}} {:>5} {:>8} {:>10} {:>10} {:>10} {:>22} {:>7} {:>10}  {}\n", "env", w, "runs",
+                     c.startup ? "starts" : "batches", "mean", "median", "stddev", "95% CI of mean", "CV",
+                     "warm-up", "data");
   for (const auto& e : c.envs) {
     std::vector<std::string> notes;
     if (!e.dataset.empty()) notes.push_back(e.dataset);
     if (e.fingerprint) notes.push_back(e.in_container ? "in container" : "not in container");
-    if (e.failed_launches) notes.push_back(fmt::format("{} failed launches", e.failed_launches));
+    if (e.failed_launches)
+      notes.push_back(fmt::format("{} failed launch{}", e.failed_launches, e.failed_launches == 1 ? "" : "es"));
+    if (e.runs.n > 1 && !e.outliers_assessed)
+      notes.push_back(fmt::format("outliers not assessed (fewer than {} runs)", kMinOutlierSample));
     if (!e.outlier_runs.empty()) {
       std::vector<std::string> values;
       for (auto i : e.outlier_runs) values.push_back(fmt::format("{:.5f}", e.run_values[i]));
       notes.push_back(fmt::format("outlier runs {} (kept)", fmt::join(values, " ")));
     }
     const std::string data = fmt::format("{}", fmt::join(notes, ", "));
-    out += fmt::format("  {:<{}} {:>5} {:>8} {:>10} {:>10} {:>10} {:>22} {:>6.1f}%  {}\n", e.env, w, e.runs.n,
+    // One run has no spread: its CV is n/a, not 0.0%.
+    const std::string cv = e.runs.n > 1 && std::isfinite(e.runs.cv) ? fmt::format("{:.1f}%", 100 * e.runs.cv) : "n/a";
+    out += fmt::format("  {:<{}} {:>5} {:>8} {:>10} {:>10} {:>10} {:>22} {:>7} {:>10}  {}\n", e.env, w, e.runs.n,
                        e.batch_seconds.size(), num(e.runs.mean), num(e.runs.median), num(e.runs.stddev), ci(e.runs),
-                       std::isfinite(e.runs.cv) ? 100 * e.runs.cv : 0.0, data);
+                       cv, e.warmup.n ? num(e.warmup.mean) : "n/a", data);
   }
   return out + render_comparisons(c, baseline);
 }
@@ -124,9 +131,7 @@ std::string render_summary(const Analysis& analysis, CaseKind kind) {
         if (o.env == name)
           cell += !o.compared ? " not compared"
                               : fmt::format(" {:+.1f}%{}", 100 * (o.estimate.ratio - 1),
-                                            o.verdict.rfind("slower", 0) == 0 || o.verdict.rfind("faster", 0) == 0
-                                                ? "*"
-                                                : "");
+                                            is_significant(o.verdict) ? "*" : "");
       row.push_back(cell);
     }
     rows.push_back(std::move(row));
@@ -181,7 +186,7 @@ std::string render_backends(const Analysis& analysis) {
         for (const auto& o : r.analysis->overheads)
           if (o.env == e && o.compared)
             cell = fmt::format("{:+.1f}%{}", 100 * (o.estimate.ratio - 1),
-                               o.verdict.rfind("slower", 0) == 0 || o.verdict.rfind("faster", 0) == 0 ? "*" : "");
+                               is_significant(o.verdict) ? "*" : "");
         row.push_back(cell);
       }
       table.rows.push_back(std::move(row));

@@ -201,14 +201,6 @@ std::string no_data_reason(const EnvironmentStats& e) {
   return "no run finished";
 }
 
-// Type 7 quantile (linear between order statistics) of sorted values.
-double quantile(const std::vector<double>& sorted, double p) {
-  const double at = p * static_cast<double>(sorted.size() - 1);
-  const auto below = static_cast<std::size_t>(std::floor(at));
-  const std::size_t above = std::min(below + 1, sorted.size() - 1);
-  return sorted[below] + (at - static_cast<double>(below)) * (sorted[above] - sorted[below]);
-}
-
 // Marker shapes by the environment's place in the plan, so the overhead chart
 // reads in greyscale.
 std::string marker(std::size_t i, double x, double y, const std::string& fill, bool hollow) {
@@ -241,7 +233,7 @@ std::string marker(std::size_t i, double x, double y, const std::string& fill, b
 constexpr const char* kStyle = R"css(
 :root { color-scheme: light; }
 body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif;
-       color: #1a1a1a; background: #ffffff; max-width: 1180px; margin: 0 auto; padding: 1rem 1.5rem 3rem; }
+       color: #1a1a1a; background: #ffffff; max-width: 1320px; margin: 0 auto; padding: 1rem 1.5rem 3rem; }
 h1 { font-size: 1.5rem; margin: .5rem 0 1rem; }
 h2 { font-size: 1.2rem; margin: 2rem 0 .6rem; border-bottom: 2px solid #1a1a1a; padding-bottom: .2rem; }
 h3 { font-size: 1.05rem; margin: 1.6rem 0 .3rem; font-family: ui-monospace, "DejaVu Sans Mono", Menlo, Consolas, monospace; }
@@ -458,8 +450,9 @@ std::string svg_box_plot(const CaseAnalysis& c, const std::string& id) {
 
   std::string out = svg_open(
       "box", id, width, height,
-      fmt::format("{}: the run values ({}) per environment: median, quartiles, whiskers at 1.5 IQR, every run a dot",
-                  c.case_id,
+      fmt::format("{}: the run values ({}) per environment: median, quartiles, whiskers to the furthest runs not "
+                  "flagged, every run a dot, filled where flagged as an outlier ({})",
+                  c.case_id, kOutlierRule,
                   c.micro ? fmt::format("in {}, each the {}", c.figure_unit, run_value_words(c))
                           : fmt::format("{} of one launch", c.unit)));
   y_axis(out, y, ticks, left, left + axis.slot * n,
@@ -479,17 +472,23 @@ std::string svg_box_plot(const CaseAnalysis& c, const std::string& id) {
           html_escape(e.env), html_escape(no_data_reason(e)), px(x), px((y.r0 + y.r1) / 2));
       continue;
     }
-    std::sort(v.begin(), v.end());
-    const double q1 = quantile(v, 0.25), med = quantile(v, 0.5), q3 = quantile(v, 0.75), iqr = q3 - q1;
+    const double q1 = percentile(v, 0.25), med = percentile(v, 0.5), q3 = percentile(v, 0.75);
+    // One outlier rule in every report: the tables' modified z-score. The
+    // whiskers reach the furthest runs it does not flag.
+    auto flagged = [&](std::size_t run) {
+      return std::find(e.outlier_runs.begin(), e.outlier_runs.end(), run) != e.outlier_runs.end();
+    };
     double w_lo = q1, w_hi = q3;
-    for (double r : v) {
-      if (r >= q1 - 1.5 * iqr) w_lo = std::min(w_lo, r);
-      if (r <= q3 + 1.5 * iqr) w_hi = std::max(w_hi, r);
-    }
+    for (std::size_t k = 0; k < values[i].size(); ++k)
+      if (std::isfinite(values[i][k]) && !flagged(k))
+        w_lo = std::min(w_lo, values[i][k]), w_hi = std::max(w_hi, values[i][k]);
     auto text = [&](double value) { return shown.text(value, med); };
-    const std::string tip = fmt::format("{}: median {}, quartiles {} .. {}, whiskers {} .. {} (1.5 IQR), {} run{}",
-                                        e.env, text(med), text(q1), text(q3), text(w_lo), text(w_hi), v.size(),
-                                        v.size() == 1 ? "" : "s");
+    const std::string tip = fmt::format(
+        "{}: median {}, quartiles {} .. {}, whiskers {} .. {}, {} run{}; outliers: {}", e.env, text(med), text(q1),
+        text(q3), text(w_lo), text(w_hi), v.size(), v.size() == 1 ? "" : "s",
+        !e.outliers_assessed ? fmt::format("not assessed (fewer than {} runs)", kMinOutlierSample)
+        : e.outlier_runs.empty() ? std::string("none")
+                                 : fmt::format("{} flagged", e.outlier_runs.size()));
     out += fmt::format("<g class=\"mark boxplot\" data-env=\"{}\"><title>{}</title>", html_escape(e.env),
                        html_escape(tip));
     out += fmt::format(
@@ -504,17 +503,17 @@ std::string svg_box_plot(const CaseAnalysis& c, const std::string& id) {
     // Every run as a dot, in the order measured, spread sideways by the
     // golden ratio: the same picture every time the report is made.
     out += fmt::format("<g class=\"runs\" data-env=\"{}\">", html_escape(e.env));
-    std::size_t k = 0;
-    for (double r : values[i]) {
-      ++k;
+    for (std::size_t k = 0; k < values[i].size(); ++k) {
+      const double r = values[i][k];
       if (!std::isfinite(r)) continue;
-      const double spread = std::fmod(static_cast<double>(k) * 0.6180339887498949, 1.0) - 0.5;
-      const bool outside = r < w_lo || r > w_hi;
+      const double spread = std::fmod(static_cast<double>(k + 1) * 0.6180339887498949, 1.0) - 0.5;
+      const bool outlier = flagged(k);
       out += fmt::format(
-          "<circle cx=\"{}\" cy=\"{}\" r=\"3\" fill=\"{}\" stroke=\"{}\" stroke-width=\"1\"><title>{}, run "
-          "{} of {}: {} {}{}</title></circle>",
-          px(x + spread * box * 0.7), px(y(r)), outside ? kInk : "#ffffff", kInk, html_escape(e.env), k,
-          e.run_values.size(), text(r), html_escape(shown.unit()), outside ? " (beyond the whiskers)" : "");
+          "<circle class=\"{}\" cx=\"{}\" cy=\"{}\" r=\"3\" fill=\"{}\" stroke=\"{}\" stroke-width=\"1\"><title>{}, "
+          "run {} of {}: {} {}{}</title></circle>",
+          outlier ? "run outlier" : "run", px(x + spread * box * 0.7), px(y(r)), outlier ? kInk : "#ffffff", kInk,
+          html_escape(e.env), k + 1, e.run_values.size(), text(r), html_escape(shown.unit()),
+          outlier ? " (an outlier: modified z-score above 3.5)" : "");
     }
     out += "</g>\n";
   }
@@ -674,9 +673,9 @@ std::string svg_overhead_chart(const Analysis& analysis, CaseKind kind, const st
     }
     const bool has_ci = !std::isnan(e.ci95_low) && !std::isnan(e.ci95_high);
     const std::string tip =
-        fmt::format("{}, {} vs {}: {} {:.4f} ({}), 95% CI {}; {}{}", r.c->case_id, o.env, analysis.baseline,
-                    ratio_label(*r.c), e.ratio, format_percent_change(e.ratio),
-                    has_ci ? fmt::format("{:.4f} .. {:.4f}", e.ci95_low, e.ci95_high) : std::string("n/a"), o.verdict,
+        fmt::format("{}, {} vs {}: {} {:.4f} ({}), {}; {}{}", r.c->case_id, o.env, analysis.baseline,
+                    ratio_label(*r.c), e.ratio, format_percent_change(e.ratio), ratio_interval_words(e),
+                    o.verdict_text,
                     o.mismatch_allowed ? "; MISMATCH ALLOWED: not like for like (--allow-mismatch)" : "");
     out += fmt::format("<g class=\"mark ratio{}\" data-env=\"{}\"><title>{}</title>",
                        o.mismatch_allowed ? " mismatch-allowed" : "", html_escape(o.env), html_escape(tip));
@@ -776,7 +775,8 @@ std::string render_html(const Analysis& analysis, const nlohmann::json& manifest
     any_overhead = true;
     out += fmt::format(
         "<figure>\n{}<figcaption>{}: each environment's mean {}over the baseline's, with Fieller's 95% "
-        "confidence interval; a line that crosses 1.0 shows no measurable overhead. Hover a mark for "
+        "confidence interval; a line wholly within 0.95 .. 1.05 shows no measurable overhead, one that crosses "
+        "1.0 and reaches beyond is inconclusive. Hover a mark for "
         "its figures.</figcaption>\n</figure>\n",
         chart,
         kind == CaseKind::startup ? "Container start-up"
@@ -809,9 +809,9 @@ std::string render_html(const Analysis& analysis, const nlohmann::json& manifest
           c.micro ? html_escape(fmt::format(" (of the mean time per operation), {}", better_words(c))) : "");
       out += fmt::format(
           "<figure>\n{}<figcaption>Run values: box from the first to the third quartile, thick line at "
-          "the median, whiskers to the furthest run within 1.5 IQR; every run a dot (filled: beyond the "
-          "whiskers).</figcaption>\n</figure>\n",
-          svg_box_plot(c, id + "-box"));
+          "the median, whiskers to the furthest run not flagged; every run a dot, filled where flagged as an "
+          "outlier ({}).</figcaption>\n</figure>\n",
+          svg_box_plot(c, id + "-box"), html_escape(kOutlierRule));
       out += "</div>\n";
       html_table(out, detail_table(c), "detail", id + "-detail");
       const auto comparisons = comparison_lines(c, analysis.baseline);

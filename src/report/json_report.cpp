@@ -39,6 +39,7 @@ json env_json(const EnvironmentStats& e) {
   j["batches"] = summary_json(e.batches);
   j["run_values"] = numbers(e.run_values);
   j["outlier_runs"] = e.outlier_runs;
+  j["outliers_assessed"] = e.outliers_assessed;
   j["batch_seconds"] = numbers(e.batch_seconds);
   j["warmup_seconds"] = numbers(e.warmup_seconds);
   j["warmup_count"] = e.warmup_seconds.size();
@@ -81,6 +82,27 @@ json mismatch_json(const Mismatch& m) {
           {"fix", m.fix}};
 }
 
+const char* interval_name(RatioInterval kind) {
+  switch (kind) {
+    case RatioInterval::none: return "none";
+    case RatioInterval::bounded: return "bounded";
+    case RatioInterval::reaches_zero: return "reaches zero";
+    case RatioInterval::unbounded: return "unbounded";
+  }
+  return "";
+}
+
+const char* verdict_name(Verdict v) {
+  switch (v) {
+    case Verdict::too_few_runs: return "too few runs";
+    case Verdict::slower: return "slower";
+    case Verdict::faster: return "faster";
+    case Verdict::no_measurable_overhead: return "no measurable overhead";
+    case Verdict::inconclusive: return "inconclusive";
+  }
+  return "";
+}
+
 json overhead_json(const Overhead& o) {
   const RatioEstimate& r = o.estimate;
   json j;
@@ -89,12 +111,22 @@ json overhead_json(const Overhead& o) {
   j["ci95_low"] = number(r.ci95_low);
   j["ci95_high"] = number(r.ci95_high);
   j["percent"] = percent(r.ratio);
-  j["percent_ci95_low"] = percent(r.ci95_low);
+  // A percentage below -100% is no change a time can have: null where the
+  // interval reaches ratios at or below zero ("interval" says so).
+  j["percent_ci95_low"] = r.interval == RatioInterval::reaches_zero ? json(nullptr) : percent(r.ci95_low);
+  j["interval"] = interval_name(r.interval);
+  j["ci95_df"] = number(r.ci95_df);
   j["percent_ci95_high"] = percent(r.ci95_high);
   j["t"] = number(r.test.t);
   j["df"] = number(r.test.df);
   j["p_value"] = number(r.test.p_value);
-  j["verdict"] = o.verdict;
+  j["verdict"] = o.verdict_text;
+  j["judgement"] = verdict_name(o.verdict);
+  j["significant"] = is_significant(o.verdict);
+  if (o.runs_needed) j["runs_needed"] = o.runs_needed;
+  j["added_seconds"] = number(o.added.difference);
+  j["added_seconds_ci95_low"] = number(o.added.ci95_low);
+  j["added_seconds_ci95_high"] = number(o.added.ci95_high);
   j["mann_whitney"] = {{"u", number(o.rank_test.u)}, {"p_value", number(o.rank_test.p_value)},
                        {"exact", o.rank_test.exact}};
   j["compared"] = o.compared;

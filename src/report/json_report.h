@@ -28,9 +28,16 @@ inline constexpr int kAnalysisJsonSchemaVersion = 1;
 //                       latency operations_mean, operations_p99}, "p99_seconds",
 //                       "fs_type", "estimated_peak_gflops" and "fraction_of_peak"
 //                       (gpu-gemm: the mean figure over its GPU's estimated peak)}],
-//             "overheads": [{"env", "ratio", "ci95_low", "ci95_high",
-//                            "percent", "percent_ci95_low", "percent_ci95_high",
-//                            "t", "df", "p_value", "verdict", "compared",
+//             "overheads": [{"env", "ratio", "ci95_low", "ci95_high", "ci95_df",
+//                            "interval" (none, bounded, reaches zero, unbounded),
+//                            "percent", "percent_ci95_low" (null where the
+//                            interval reaches zero), "percent_ci95_high",
+//                            "t", "df", "p_value", "verdict" (in words),
+//                            "judgement" (slower, faster, no measurable
+//                            overhead, inconclusive, too few runs),
+//                            "significant", "runs_needed" (where more runs
+//                            would bound the interval), "added_seconds" and
+//                            its "added_seconds_ci95_low/high", "compared",
 //                            "mismatch_allowed", "mismatches": [{"field",
 //                            "baseline_value", "other_value", "requested",
 //                            "blocking", "fix"}]}]}]}

@@ -1,5 +1,6 @@
 #include "report/markdown.h"
 
+#include "core/words.h"
 #include "report/backend_comparison.h"
 
 #include <fmt/format.h>
@@ -54,41 +55,19 @@ const Overhead* find_overhead(const CaseAnalysis& c, const std::string& env) {
   return nullptr;
 }
 
-// The verdict without its parenthesis (the interval and p are in the
-// overhead cell beside it): "slower by 3.1%", "no measurable overhead".
-std::string short_verdict(const std::string& verdict) {
-  const auto cut = verdict.find(" (");
-  return cut == std::string::npos ? verdict : verdict.substr(0, cut);
-}
-
 std::string overhead_cell(const Overhead& o) {
   if (!o.compared) return "not compared";
   const auto& r = o.estimate;
-  std::string out = format_percent_change(r.ratio);
-  if (std::isfinite(r.ci95_low) && std::isfinite(r.ci95_high))
-    out += fmt::format(" (95% CI {} .. {}", format_percent_change(r.ci95_low), format_percent_change(r.ci95_high));
-  else
-    out += " (95% CI n/a";
+  std::string out = format_percent_change(r.ratio) + " (" + ratio_interval_words(r);
   if (std::isfinite(r.test.p_value)) out += fmt::format(", p = {:.2g}", r.test.p_value);
   return out + ")";
 }
 
 std::string verdict_cell(const Overhead& o) {
   if (!o.compared) return "NOT COMPARED: not like for like";
-  std::string v = short_verdict(o.verdict);
+  std::string v = short_verdict_words(o, ComparisonWording::overhead);
   if (o.mismatch_allowed) v = "MISMATCH ALLOWED: " + v;
   return v;
-}
-
-// Environments of the cases of one kind, in the plan's order.
-std::vector<std::string> environments_of(const Analysis& a, CaseKind kind) {
-  std::vector<std::string> envs;
-  for (const auto& c : a.cases) {
-    if (kind_of(c) != kind) continue;
-    for (const auto& e : c.envs)
-      if (std::find(envs.begin(), envs.end(), e.env) == envs.end()) envs.push_back(e.env);
-  }
-  return envs;
 }
 
 // ---- Markdown text ----------------------------------------------------------
@@ -213,11 +192,14 @@ std::string summary_caption(CaseKind kind) {
              "against the baseline: + is slower, a lower rate or a longer latency.";
     case CaseKind::startup:
       return "Apart from training: a static program that exits at once, timed from the orchestrator; each run is "
-             "the median of its starts.";
+             "the median of its starts. Each environment's start against the baseline's: the milliseconds it adds "
+             "per start, and the ratio.";
     case CaseKind::training:
       break;
   }
-  return "Mean seconds per batch with its 95% CI per environment; overhead = change of the mean against the baseline.";
+  return "Mean seconds per batch with its 95% CI per environment; overhead = change of the mean against the baseline. "
+         "No measurable overhead is claimed only where the whole interval lies within +-5%; a wider interval is "
+         "inconclusive.";
 }
 
 double figure_of(const CaseAnalysis& c, double seconds) {
@@ -357,52 +339,42 @@ std::vector<std::string> preflight_lines(const nlohmann::json& manifest) {
 }
 
 TextTable summary_table(const Analysis& analysis, CaseKind kind) {
+  // One row per case and environment, whatever the number of environments:
+  // a column per environment (the paper's layout, kept in the console) grew
+  // past a page's width at four runtimes.
   TextTable t;
-  const auto envs = environments_of(analysis, kind);
-  t.header.push_back("case");
-  t.numeric.push_back(false);
-  for (const auto& e : envs) {
-    // Micro-benchmarks differ in unit from row to row: the cells carry it.
-    t.header.push_back(kind == CaseKind::micro      ? fmt::format("{} (95% CI)", e)
-                       : kind == CaseKind::startup ? fmt::format("{}, s/start (95% CI)", e)
-                                                   : fmt::format("{}, s/batch (95% CI)", e));
-    t.numeric.push_back(true);
-  }
-  const char* overhead = kind == CaseKind::micro ? "overhead in time per operation" : "overhead";
-  for (const auto& e : envs) {
-    if (e == analysis.baseline) continue;
-    t.header.push_back(fmt::format("{} vs {}: {} (95% CI)", e, analysis.baseline, overhead));
-    t.header.push_back(fmt::format("{} vs {}: verdict", e, analysis.baseline));
-    t.numeric.push_back(true);
-    t.numeric.push_back(false);
-  }
+  t.header = {"case", "environment",
+              kind == CaseKind::micro     ? std::string("mean (95% CI)")
+              : kind == CaseKind::startup ? std::string("mean s/start (95% CI)")
+                                          : std::string("mean s/batch (95% CI)"),
+              fmt::format("{} vs {} (95% CI)", kind == CaseKind::micro ? "time per operation" : "overhead",
+                          analysis.baseline),
+              "verdict"};
+  t.numeric = {false, false, true, true, false};
   for (const auto& c : analysis.cases) {
     if (kind_of(c) != kind) continue;
-    std::vector<std::string> row{c.case_id};
-    for (const auto& e : envs) {
-      const EnvironmentStats* s = find_environment(c, e);
-      row.push_back(s ? format_case_mean_ci(c, s->runs) : "n/a");
-    }
     const EnvironmentStats* base = find_environment(c, analysis.baseline);
     const bool base_has_data = base && !base->run_values.empty();
-    for (const auto& e : envs) {
-      if (e == analysis.baseline) continue;
-      if (const Overhead* o = find_overhead(c, e)) {
-        row.push_back(overhead_cell(*o));
+    bool first = true;
+    for (const auto& e : c.envs) {
+      std::vector<std::string> row = {first ? c.case_id : "", e.env, format_case_mean_ci(c, e.runs)};
+      first = false;
+      if (e.env == analysis.baseline) {
+        row.insert(row.end(), {"baseline", ""});
+      } else if (const Overhead* o = find_overhead(c, e.env)) {
+        row.push_back(c.startup && o->compared ? added_time_words(*o, "start") + ", " + overhead_cell(*o)
+                                               : overhead_cell(*o));
         row.push_back(verdict_cell(*o));
-        continue;
+      } else {
+        row.push_back("n/a");
+        row.push_back(!base_has_data ? fmt::format("no data for {}", analysis.baseline)
+                      : e.failed_launches
+                          ? fmt::format("no data: {}", counted(static_cast<std::size_t>(e.failed_launches),
+                                                               "failed launch", "failed launches"))
+                          : "no data");
       }
-      const EnvironmentStats* s = find_environment(c, e);
-      row.push_back("n/a");
-      if (!base_has_data)
-        row.push_back(fmt::format("no data for {}", analysis.baseline));
-      else if (s && s->failed_launches)
-        row.push_back(
-            fmt::format("no data: {} failed launch{}", s->failed_launches, s->failed_launches == 1 ? "" : "es"));
-      else
-        row.push_back("no data");
+      t.rows.push_back(std::move(row));
     }
-    t.rows.push_back(std::move(row));
   }
   return t;
 }
@@ -410,6 +382,7 @@ TextTable summary_table(const Analysis& analysis, CaseKind kind) {
 // "none", or the flagged run values by round order: "0.31234 0.29911" (a
 // micro-benchmark's as its figures: "131.2 158.0").
 static std::string outliers(const CaseAnalysis& c, const EnvironmentStats& e) {
+  if (!e.outliers_assessed) return fmt::format("not assessed (fewer than {} runs)", kMinOutlierSample);
   if (e.outlier_runs.empty()) return "none";
   const int d = figure_decimals(figure_of(c, e.runs.mean));
   std::vector<std::string> values;
@@ -442,8 +415,9 @@ static TextTable micro_detail_table(const CaseAnalysis& c) {
     t.header.insert(t.header.end(), {"mean " + u + ", all operations", "p99 " + u + ", all operations"});
     t.numeric.insert(t.numeric.end(), {true, true});
   }
-  t.header.insert(t.header.end(), {"warm-up operations", "failed launches", "outlier runs (kept)"});
-  t.numeric.insert(t.numeric.end(), {true, true, false});
+  t.header.insert(t.header.end(),
+                  {"warm-up operations", "warm-up mean " + u, "failed launches", "outlier runs (kept)"});
+  t.numeric.insert(t.numeric.end(), {true, true, true, false});
   if (io) {
     t.header.push_back("file system");
     t.numeric.push_back(false);
@@ -472,8 +446,9 @@ static TextTable micro_detail_table(const CaseAnalysis& c) {
       row.push_back(any ? format_figure(figure_of(c, e.batches.mean), d) : "n/a");
       row.push_back(any ? format_figure(figure_of(c, e.p99_seconds), d) : "n/a");
     }
-    row.insert(row.end(), {std::to_string(e.warmup_seconds.size()), std::to_string(e.failed_launches),
-                           outliers(c, e)});
+    row.insert(row.end(), {std::to_string(e.warmup_seconds.size()),
+                           e.warmup.n ? format_figure(figure_of(c, e.warmup.mean), d) : "n/a",
+                           std::to_string(e.failed_launches), outliers(c, e)});
     if (io) row.push_back(e.fs_type.empty() ? "n/a" : e.fs_type);
     if (peak) {
       const double of_peak = fraction_of_peak(c, e);
@@ -502,10 +477,11 @@ TextTable detail_table(const CaseAnalysis& c) {
               "CV",
               "95% CI of mean",
               "warm-up " + batches,
+              "warm-up mean",
               "failed launches",
               "outlier runs (kept)",
               "data"};
-  t.numeric = {false, true, true, true, true, true, true, true, true, true, true, true, false, false};
+  t.numeric = {false, true, true, true, true, true, true, true, true, true, true, true, true, false, false};
   for (const auto& e : c.envs) {
     const Summary& s = e.runs;
     std::string data = e.dataset;
@@ -521,7 +497,8 @@ TextTable detail_table(const CaseAnalysis& c) {
                       s.n ? format_seconds(s.mean) : "n/a", s.n ? format_seconds(s.median) : "n/a",
                       s.n ? format_seconds(s.stddev) : "n/a", s.n ? format_seconds(s.min) : "n/a",
                       s.n ? format_seconds(s.max) : "n/a", cv, ci, std::to_string(e.warmup_seconds.size()),
-                      std::to_string(e.failed_launches), outliers(c, e), data.empty() ? "n/a" : data});
+                      e.warmup.n ? format_seconds(e.warmup.mean) : "n/a", std::to_string(e.failed_launches),
+                      outliers(c, e), data.empty() ? "n/a" : data});
   }
   return t;
 }
@@ -537,8 +514,8 @@ std::vector<ComparisonLines> comparison_lines(const CaseAnalysis& c, const std::
     } else {
       const std::string ratio = std::isfinite(o.estimate.ratio) ? fmt::format("{:.4f}", o.estimate.ratio) : "n/a";
       l.headline =
-          fmt::format("{} vs {}: {} {}, {}  [Fieller CI, Welch t-test; Mann-Whitney p = {}]{}", o.env, baseline,
-                      ratio_label(c), ratio, o.verdict,
+          fmt::format("{} vs {}: {}{} {}, {}  [Fieller CI, Welch t-test; Mann-Whitney p = {}]{}", o.env, baseline,
+                      c.startup ? added_time_words(o, "start") + ", " : "", ratio_label(c), ratio, o.verdict_text,
                       std::isfinite(o.rank_test.p_value) ? fmt::format("{:.2g}", o.rank_test.p_value) : "n/a",
                       o.mismatch_allowed ? "  MISMATCH ALLOWED: not like for like (--allow-mismatch)" : "");
     }

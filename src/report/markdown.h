@@ -49,7 +49,11 @@ struct TextTable {
 // The methods behind every interval and p-value in the reports.
 inline constexpr const char* kReportMethods =
     "Fieller 95% CI of the ratio of means; Welch's t-test (verdict); Mann-Whitney U test (shown beside it); outlier "
-    "runs flagged by modified z-score > 3.5 on the MAD, never dropped";
+    "runs flagged by modified z-score > 3.5 on the MAD (not assessed below 5 runs), never dropped";
+
+// The one rule that flags outlier runs, in every table and chart.
+inline constexpr const char* kOutlierRule =
+    "modified z-score above 3.5 on the MAD, Iglewicz and Hoaglin; not assessed below 5 runs";
 
 // What one run is, under the run's facts.
 inline constexpr const char* kRunMethod =

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "core/errors.h"
+#include "core/memory.h"
 
 namespace dlcbench {
 namespace {
@@ -174,12 +175,39 @@ ContainerOptions parse_container_options(const std::string& env, const std::map<
   return o;
 }
 
+std::optional<std::vector<int>> online_cpus() {
+  const std::string list = read_first_line("/sys/devices/system/cpu/online");
+  return list.empty() ? std::nullopt : parse_cpu_list(list);
+}
+
+void check_options_fit_machine(const std::string& env, const ContainerOptions& o,
+                               std::optional<std::vector<int>> online) {
+  if (!online) online = online_cpus();
+  if (!online || online->empty()) return;
+  const auto count = static_cast<double>(online->size());
+  if (o.cpus && *o.cpus > count)
+    bad_value(env, "cpus", fmt::format("{:g}", *o.cpus),
+              fmt::format("this machine has {} CPU{} online; give at most cpus={:g}", online->size(),
+                          online->size() == 1 ? "" : "s", count));
+  const std::vector<int> asked = parse_cpu_list(o.cpuset).value_or(std::vector<int>{});
+  for (int cpu : asked)
+      if (!std::binary_search(online->begin(), online->end(), cpu))
+        bad_value(env, "cpuset", o.cpuset,
+                  fmt::format("CPU {} is not online on this machine; its CPUs are {}", cpu,
+                              fmt::join(*online, ",")));
+}
+
 std::vector<std::string> fields_changed_by(const std::map<std::string, std::string>& options) {
   std::vector<std::string> fields;
   if (options.count("cpus")) fields.push_back("/cgroup/cpu_quota");
   if (options.count("cpuset")) {
     fields.push_back("/cpu/affinity");
     fields.push_back("/cpu/affinity_count");
+    // Fewer CPUs make OpenBLAS (and a library sizing its pool by the CPUs it
+    // may use) take fewer threads than --threads: that follows from the
+    // cpuset asked for, and no --threads value changes it.
+    fields.push_back("/blas/threads");
+    fields.push_back("/backend/threads/intra_op");
   }
   if (options.count("memory")) fields.push_back("/cgroup/memory_limit_bytes");
   // A different image or root file system is a different set of bits: never

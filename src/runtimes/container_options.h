@@ -36,6 +36,18 @@ std::string option_help(const std::string& key);
 ContainerOptions parse_container_options(const std::string& environment,
                                          const std::map<std::string, std::string>& options);
 
+// Values that parse but that this machine cannot honour, refused before a
+// run: a CPU quota above the CPUs it has online (Docker refuses every launch,
+// and for runc and crun it limits nothing), a cpuset naming CPUs it does not
+// have. Kept apart from parse_container_options, which also reads the labels
+// of runs made on other machines. `online` defaults to
+// /sys/devices/system/cpu/online; nothing is checked when it is unknown.
+void check_options_fit_machine(const std::string& environment, const ContainerOptions& options,
+                               std::optional<std::vector<int>> online = std::nullopt);
+
+// The CPUs online on this machine; nullopt when sysfs cannot be read.
+std::optional<std::vector<int>> online_cpus();
+
 // "4g", "512m", "1048576", "1.5g" -> bytes (binary units, as docker reads them).
 std::optional<std::uint64_t> parse_byte_size(const std::string& text);
 

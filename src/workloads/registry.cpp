@@ -70,17 +70,25 @@ std::vector<std::string> backend_names() {
   return names;
 }
 
-void validate_case_names(const std::string& workload, const std::string& backend,
-                         const std::string& device) {
-  // No back end or device of their own.
-  if (workload == kStartupWorkload || find_micro_workload(workload)) return;
-  if (!find_workload(workload))
-    throw UsageError(fmt::format("unknown workload '{}': valid workloads are {}", workload,
-                                 fmt::join(workload_names(), ", ")));
-  const BackendInfo* b = find_backend(backend);
-  if (!b)
+void validate_workload_name(const std::string& workload) {
+  if (workload == kStartupWorkload || find_micro_workload(workload) || find_workload(workload)) return;
+  throw UsageError(fmt::format("unknown workload '{}': valid workloads are {}", workload,
+                               fmt::join(workload_names(), ", ")));
+}
+
+void validate_backend_name(const std::string& backend) {
+  if (!find_backend(backend))
     throw UsageError(fmt::format("unknown back end '{}': valid back ends are {}", backend,
                                  fmt::join(backend_names(), ", ")));
+}
+
+void validate_case_names(const std::string& workload, const std::string& backend,
+                         const std::string& device) {
+  validate_workload_name(workload);
+  // No back end or device of their own.
+  if (workload == kStartupWorkload || find_micro_workload(workload)) return;
+  validate_backend_name(backend);
+  const BackendInfo* b = find_backend(backend);
   if (std::find(b->devices.begin(), b->devices.end(), device) == b->devices.end())
     throw UsageError(fmt::format("back end '{}' does not support device '{}': it supports {}",
                                  backend, device, fmt::join(b->devices, ", ")));

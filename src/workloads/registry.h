@@ -45,8 +45,10 @@ const std::vector<BackendInfo>& backends();
 const BackendInfo* find_backend(const std::string& name);
 std::vector<std::string> backend_names();
 
-// Throws UsageError listing the valid names when a name is unknown or a back
-// end does not support the device.
+// Each throws UsageError listing the valid names when a name is unknown.
+void validate_workload_name(const std::string& workload);
+void validate_backend_name(const std::string& backend);
+// Both, and that the back end supports the device (UsageError otherwise).
 void validate_case_names(const std::string& workload, const std::string& backend,
                          const std::string& device);
 

@@ -95,7 +95,7 @@ TEST(Report, DamagedFoldersGetAClearError) {
   manifest["schema_version"] = 99;
   std::ofstream(run / "manifest.json") << manifest.dump();
   auto newer = run_dlcbench({"report", run.string()});
-  EXPECT_EQ(newer.exit_code, 1);
+  EXPECT_EQ(newer.exit_code, 2);  // not a run this dlcbench can report: bad input
   EXPECT_THAT(newer.err, HasSubstr("format version 99, newer than this dlcbench reads (1)"));
 
   manifest["schema_version"] = 1;
@@ -118,8 +118,12 @@ TEST(Compare, TwoRunsCaseByCase) {
   EXPECT_THAT(r.out, HasSubstr("B relative to A"));
   EXPECT_THAT(r.out, HasSubstr("startup"));
   EXPECT_THAT(r.out, HasSubstr("host#2"));
+  // A first, as given; between two runs there is no "overhead" and no "baseline".
+  EXPECT_LT(r.out.find("A = " + a.string()), r.out.find("B = " + b.string()));
+  EXPECT_THAT(r.out, ::testing::Not(HasSubstr("overhead")));
+  EXPECT_THAT(r.out, ::testing::Not(HasSubstr("baseline")));
   auto missing = run_dlcbench({"compare", a.string(), (dir / "nowhere").string()});
-  EXPECT_EQ(missing.exit_code, 1);
+  EXPECT_EQ(missing.exit_code, 2);
 }
 
 TEST(UntilCv, AddsRoundsWhileTheSpreadIsAboveTheTargetUpToTheLimit) {

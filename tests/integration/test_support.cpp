@@ -1,6 +1,8 @@
 #include "test_support.h"
 
 #include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -32,6 +34,13 @@ CliResult run_dlcbench(const std::vector<std::string>& args,
 }
 
 pid_t spawn_dlcbench(const std::vector<std::string>& args, const std::filesystem::path& log) {
+  const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  const pid_t pid = spawn_dlcbench_with(args, fd, fd);
+  ::close(fd);
+  return pid;
+}
+
+pid_t spawn_dlcbench_with(const std::vector<std::string>& args, int stdout_fd, int stderr_fd, int close_in_child) {
   std::vector<std::string> argv = {DLCBENCH_BINARY};
   argv.insert(argv.end(), args.begin(), args.end());
   std::vector<char*> c;
@@ -39,13 +48,25 @@ pid_t spawn_dlcbench(const std::vector<std::string>& args, const std::filesystem
   c.push_back(nullptr);
   const pid_t pid = fork();
   if (pid == 0) {
-    int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    dup2(fd, STDOUT_FILENO);
-    dup2(fd, STDERR_FILENO);
+    if (close_in_child >= 0) ::close(close_in_child);
+    for (const auto& [from, to] : {std::pair{stdout_fd, STDOUT_FILENO}, std::pair{stderr_fd, STDERR_FILENO}}) {
+      if (from >= 0) dup2(from, to);
+      else ::close(to);
+    }
     execv(c[0], c.data());
     _exit(127);
   }
   return pid;
+}
+
+int exit_status_within(pid_t pid, double seconds) {
+  int status = 0;
+  if (!wait_until([&] { return waitpid(pid, &status, WNOHANG) == pid; }, seconds)) {
+    kill(pid, SIGKILL);
+    waitpid(pid, &status, 0);
+    return -1;
+  }
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
 std::filesystem::path only_run_dir(const std::filesystem::path& out) {

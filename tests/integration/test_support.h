@@ -28,6 +28,14 @@ CliResult run_dlcbench(const std::vector<std::string>& args,
 // Starts `dlcbench ARGS...` in the background; returns its pid.
 pid_t spawn_dlcbench(const std::vector<std::string>& args, const std::filesystem::path& log);
 
+// The same with descriptors 1 and 2 as given (-1: closed in the child);
+// `close_in_child` (-1: none) is closed there first.
+pid_t spawn_dlcbench_with(const std::vector<std::string>& args, int stdout_fd, int stderr_fd, int close_in_child = -1);
+
+// The exit status of a spawned pid (128 + signal for a signal) once it ends
+// within `seconds`; otherwise it is killed and -1 returned.
+int exit_status_within(pid_t pid, double seconds);
+
 // The single run folder dlcbench created under `out`.
 std::filesystem::path only_run_dir(const std::filesystem::path& out);
 

@@ -2,6 +2,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "analysis/comparability.h"
 #include "runtimes/container_options.h"
 #include "runtimes/environment.h"
 #include "runtimes/oci_bundle.h"
@@ -94,8 +95,33 @@ TEST(ContainerOptions, SizesAndCpuLists) {
 TEST(ContainerOptions, LimitsAreTheFieldsTheyChange) {
   EXPECT_THAT(fields_changed_by({{"cpus", "1"}, {"memory", "4g"}}),
               ElementsAre("/cgroup/cpu_quota", "/cgroup/memory_limit_bytes"));
-  EXPECT_THAT(fields_changed_by({{"cpuset", "0"}}), ElementsAre("/cpu/affinity", "/cpu/affinity_count"));
+  EXPECT_THAT(fields_changed_by({{"cpuset", "0"}}), ElementsAre("/cpu/affinity", "/cpu/affinity_count",
+                                                                  "/blas/threads", "/backend/threads/intra_op"));
   EXPECT_TRUE(fields_changed_by({{"image", "x"}, {"network", "host"}}).empty());
+}
+
+TEST(ContainerOptions, ACpusetsThreadCountFollowsFromIt) {
+  // Issue 18: `--envs host,runc:cpuset=0 --threads 2` stopped with "blas/threads:
+  // host has 2, runc:cpuset=0 has 1 (not asked for)": OpenBLAS takes no more
+  // threads than CPUs. That follows from the cpuset, so it is asked for.
+  const nlohmann::json host = {{"blas", {{"threads", 2}}}, {"cpu", {{"affinity", "0-1"}, {"affinity_count", 2}}}};
+  const nlohmann::json pinned = {{"blas", {{"threads", 1}}}, {"cpu", {{"affinity", "0"}, {"affinity_count", 1}}}};
+  const auto mismatches = compare_fingerprints(host, pinned, fields_changed_by({{"cpuset", "0"}}));
+  ASSERT_EQ(mismatches.size(), 3u);
+  for (const auto& m : mismatches) EXPECT_TRUE(m.requested) << m.field;
+  EXPECT_FALSE(stops_comparison(mismatches));
+  // Without the option the same difference stops the comparison.
+  EXPECT_TRUE(stops_comparison(compare_fingerprints(host, pinned)));
+}
+
+TEST(ContainerOptions, ValuesBeyondTheMachineAreRefused) {
+  // Issue 18: docker:cpus=99 passed validation on 2 CPUs, then Docker refused every launch.
+  const std::vector<int> two = {0, 1};
+  EXPECT_THAT(error_of<UsageError>([&] { check_options_fit_machine("docker", parse_container_options("docker", {{"cpus", "99"}}), two); }),
+              HasSubstr("this machine has 2 CPUs online; give at most cpus=2"));
+  EXPECT_THAT(error_of<UsageError>([&] { check_options_fit_machine("runc", parse_container_options("runc", {{"cpuset", "0,5"}}), two); }),
+              HasSubstr("CPU 5 is not online"));
+  EXPECT_NO_THROW(check_options_fit_machine("docker", parse_container_options("docker", {{"cpus", "2"}, {"cpuset", "0-1"}}), two));
 }
 
 OciBundleRequest bundle_request(const std::map<std::string, std::string>& options = {}) {

@@ -139,7 +139,8 @@ TEST(Statistics, FiellerEndpointsSolveTheDefiningQuadratic) {
   RatioEstimate r = ratio_of_means(subject, baseline);
   const double a = mean(subject), b = mean(baseline);
   const double va = std::pow(stddev(subject), 2) / 6, vb = std::pow(stddev(baseline), 2) / 7;
-  const double t = student_t_critical(0.95, r.test.df);
+  EXPECT_EQ(r.ci95_df, 5);  // min(6, 7) - 1
+  const double t = student_t_critical(0.95, r.ci95_df);
   for (double rho : {r.ci95_low, r.ci95_high})
     EXPECT_NEAR((a - rho * b) * (a - rho * b), t * t * (va + rho * rho * vb), 1e-12);
   EXPECT_LT(r.ci95_low, r.ratio);
@@ -152,14 +153,66 @@ TEST(Statistics, FiellerIsUnboundedForAWildBaseline) {
   // interval; it must be reported as such, not as a number.
   std::vector<double> subject = {1, 1.1, 0.9}, baseline = {-5, 5, 0.5};
   RatioEstimate r = ratio_of_means(subject, baseline);
+  EXPECT_EQ(r.interval, RatioInterval::unbounded);
   EXPECT_TRUE(std::isnan(r.ci95_low));
   EXPECT_TRUE(std::isnan(r.ci95_high));
+}
+
+TEST(Statistics, FiellerJudgesOneBaselineAlikeForEverySubject) {
+  // Issue 18: with 2 runs, a baseline with CV 24% was "too noisy" next to
+  // quiet subjects (Welch df near 1, t = 12.7) and not next to a noisy one
+  // (df near 2, t = 4.3). The interval's df is now min(n) - 1 for all three,
+  // so one baseline gets one judgement.
+  std::vector<double> baseline = {0.10, 0.14};                 // CV about 24%
+  std::vector<double> noisy = {0.10, 0.145}, quiet = {0.120, 0.127}, quieter = {0.124, 0.1245};
+  const RatioEstimate n = ratio_of_means(noisy, baseline), q = ratio_of_means(quiet, baseline),
+                      qq = ratio_of_means(quieter, baseline);
+  EXPECT_EQ(n.ci95_df, 1);
+  EXPECT_EQ(q.ci95_df, 1);
+  EXPECT_EQ(n.interval, q.interval);
+  EXPECT_EQ(q.interval, qq.interval);
+  // With 2 runs a baseline of CV 24% does not bound the ratio: g = 12.706^2
+  // (0.0283^2 / 2) / 0.12^2 = 4.5 >= 1. Its mean needs runs to become clearly non-zero.
+  EXPECT_EQ(q.interval, RatioInterval::unbounded);
+  const std::size_t runs = runs_to_bound_mean(baseline);
+  const double cv = stddev(baseline) / mean(baseline);
+  EXPECT_GE(runs, 3u);
+  EXPECT_LE(student_t_critical(0.95, static_cast<double>(runs - 1)) * cv / std::sqrt(static_cast<double>(runs)), 0.5);
+  if (runs > 3) {
+    EXPECT_GT(student_t_critical(0.95, static_cast<double>(runs - 2)) * cv / std::sqrt(static_cast<double>(runs - 1)),
+              0.5);
+  }
+}
+
+TEST(Statistics, FiellerSaysWhenTheIntervalReachesZero) {
+  // A subject whose mean is not clearly above zero: the interval's lower end
+  // falls to or below 0, a ratio no pair of times can have, and is said so
+  // rather than printed as "-265%".
+  std::vector<double> subject = {0.1, 5.0, 0.2}, baseline = {1.0, 1.01, 0.99};
+  const RatioEstimate r = ratio_of_means(subject, baseline);
+  EXPECT_EQ(r.interval, RatioInterval::reaches_zero);
+  EXPECT_LE(r.ci95_low, 0);
+  EXPECT_GT(r.ci95_high, r.ratio);
+  const RatioEstimate clear = ratio_of_means(std::vector<double>{1.1, 1.12, 1.09}, baseline);
+  EXPECT_EQ(clear.interval, RatioInterval::bounded);
+}
+
+TEST(Statistics, DifferenceOfMeansHasWelchsInterval) {
+  // subject {10, 12, 14}: mean 12, variance 4; baseline constant 5. Welch df
+  // = 2, t(0.975, 2) = 4.302653, se = sqrt(4/3): 7 +- 4.968276.
+  std::vector<double> subject = {10, 12, 14}, baseline = {5, 5, 5};
+  const DifferenceEstimate d = difference_of_means(subject, baseline);
+  EXPECT_DOUBLE_EQ(d.difference, 7);
+  EXPECT_NEAR(d.ci95_low, 7 - 4.968276, 1e-5);
+  EXPECT_NEAR(d.ci95_high, 7 + 4.968276, 1e-5);
+  EXPECT_TRUE(std::isnan(difference_of_means(std::vector<double>{1}, baseline).ci95_low));
 }
 
 TEST(Statistics, RatioWithTooFewSamplesHasNoInterval) {
   std::vector<double> one = {1.0}, two = {1.0, 1.2};
   RatioEstimate r = ratio_of_means(one, two);
   EXPECT_NEAR(r.ratio, 1 / 1.1, 1e-12);
+  EXPECT_EQ(r.interval, RatioInterval::none);
   EXPECT_TRUE(std::isnan(r.ci95_low));
 }
 
