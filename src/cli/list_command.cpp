@@ -23,7 +23,16 @@ void print_models() {
   for (const auto& w : workloads()) {
     const auto& m = w.model;
     std::cout << fmt::format("{} ({}; trains on {})\n", w.name, w.description, m.dataset);
-    for (const auto& layer : m.layers()) std::cout << "  " << layer << "\n";
+    // Columns as wide as this network's longest name and description.
+    const auto layers = m.layers();
+    std::size_t name_width = 0, description_width = 0;
+    for (const auto& layer : layers) {
+      name_width = std::max(name_width, layer.name.size());
+      description_width = std::max(description_width, layer.description.size());
+    }
+    for (const auto& layer : layers)
+      std::cout << fmt::format("  {:<{}}  {:<{}}  {:>10} params\n", layer.name, name_width, layer.description,
+                               description_width, layer.parameters);
     const int batch = m.default_batch("cpu");
     std::cout << fmt::format("  {} parameters; {:.3f} GFLOP per training example, {:.2f} GFLOP per training "
                              "batch of {} (default batch on cpu; {} on gpu)\n\n",

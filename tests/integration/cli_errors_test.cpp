@@ -1,15 +1,22 @@
 // Bad input and interruption, through the real binary.
+#include <fcntl.h>
+#include <poll.h>
+#include <pty.h>
 #include <signal.h>
 #include <sys/wait.h>
 
 #include <chrono>
 #include <fstream>
+#include <set>
+#include <sstream>
 #include <thread>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "../unit/test_files.h"
+#include "core/process.h"
+#include "core/sha.h"
 #include "test_support.h"
 
 namespace dlcbench {
@@ -17,6 +24,7 @@ namespace {
 
 using ::testing::AllOf;
 using ::testing::HasSubstr;
+using ::testing::Not;
 using testing::run_dlcbench;
 using testing::TempDir;
 
@@ -141,7 +149,76 @@ TEST(Cli, DiskInputReadsEveryBatchFromTheFiles) {
   EXPECT_THAT(synthetic.err, HasSubstr("synthetic data has none"));
   auto bad = run_dlcbench({"run", "--envs", "host", "--input", "tape", "--out", (dir / "res").string()});
   EXPECT_EQ(bad.exit_code, 2);
-  EXPECT_THAT(bad.err, HasSubstr("valid values are memory and disk"));
+  EXPECT_THAT(bad.err, HasSubstr("--input: tape not in {memory,disk}"));
+}
+
+TEST(Cli, AWorkerOutOfMemorySaysSoAndWhatToLower) {
+  // Issue 18: `--batch 99999999` ended in "internal error: std::bad_alloc".
+  // The batch now has a limit (65536); below it, an environment with less
+  // memory than the batch needs is simulated with an address-space limit.
+  if (!find_program("prlimit")) GTEST_SKIP() << "prlimit (util-linux) is not installed";
+  const auto c = capture_output({"prlimit", "--as=1200000000", "--", DLCBENCH_BINARY, "worker", "--workload", "fcn5",
+                                 "--batch", "65536", "--data", "synthetic", "--warmup", "0", "--iters", "1",
+                                 "--threads", "1"},
+                                300);
+  EXPECT_EQ(c.result.exit_code, 1) << c.result.stderr_tail;
+  EXPECT_THAT(c.out, HasSubstr(R"("kind":"memory")"));
+  EXPECT_THAT(c.result.stderr_tail, HasSubstr("out of memory: fcn5 with --batch 65536 needs more memory than this "
+                                              "environment can give; give a smaller --batch"));
+  EXPECT_THAT(c.result.stderr_tail, Not(HasSubstr("bad_alloc")));
+}
+
+TEST(Cli, ChangedDataFilesAreWarnedAboutAndTheDigestIsInTheFingerprint) {
+  // Issue 18: 4 flipped bytes in train-images trained and reported as mnist.
+  TempDir dir;
+  const auto mnist = dir / "mnist";
+  testing::write_mnist_split(mnist, "train", 40);
+  testing::write_mnist_split(mnist, "t10k", 10);
+  std::string sums;
+  for (const char* name :
+       {"train-images-idx3-ubyte", "train-labels-idx1-ubyte", "t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte"})
+    sums += file_digest(mnist / name, "sha256") + "  " + name + "\n";
+  testing::write_text(mnist / "SHA256SUMS", sums);
+  auto fingerprint_of = [&] {
+    auto w = run_dlcbench({"worker", "--data", dir.path().string(), "--batch", "8", "--warmup", "0", "--iters", "1",
+                           "--threads", "1"});
+    EXPECT_EQ(w.exit_code, 0) << w.err;
+    return nlohmann::json::parse(w.out.substr(0, w.out.find('\n')));
+  };
+  const std::string before = fingerprint_of()["dataset"]["sha256"];
+  EXPECT_EQ(before.size(), 64u);
+  const std::vector<std::string> plan = {"run", "--envs", "host", "--workloads", "fcn5", "--data",
+                                         dir.path().string(), "--dry-run"};
+  EXPECT_THAT(run_dlcbench(plan).err, Not(HasSubstr("warning")));
+  // Four bytes of pixels flipped: the file still loads.
+  std::fstream images(mnist / "train-images-idx3-ubyte", std::ios::in | std::ios::out | std::ios::binary);
+  images.seekp(1000);
+  images.write("\xff\xfe\xfd\xfc", 4);
+  images.close();
+  const auto warned = run_dlcbench(plan);
+  EXPECT_EQ(warned.exit_code, 0) << warned.err;
+  EXPECT_THAT(warned.err, AllOf(HasSubstr("warning: "), HasSubstr("train-images-idx3-ubyte: sha256 is"),
+                                HasSubstr("dlcbench data fetch --force mnist")));
+  EXPECT_NE(fingerprint_of()["dataset"]["sha256"], before);
+}
+
+TEST(Cli, ListModelsAlignsEachNetworksColumns) {
+  // Issue 18: resnet56's columns were misaligned (names longer than the padding).
+  auto r = run_dlcbench({"list", "--models"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::stringstream lines(r.out);
+  std::string line;
+  std::set<std::size_t> params_at;  // where " params" starts, per network
+  auto check_network = [&] {
+    EXPECT_LE(params_at.size(), 1u) << "layer lines of one network end their columns at different places";
+    params_at.clear();
+  };
+  while (std::getline(lines, line)) {
+    if (line.empty()) check_network();
+    if (line.rfind("  ", 0) == 0 && line.ends_with(" params")) params_at.insert(line.size());
+  }
+  check_network();
+  EXPECT_THAT(r.out, HasSubstr("  stage1.1  conv3x3 16 -> 16"));
 }
 
 TEST(Cli, DockerUnreachableKeepsTheHostSamples) {
@@ -184,6 +261,44 @@ TEST(Cli, CtrlCKeepsWhatWasMeasuredAndMarksTheRunInterrupted) {
   auto manifest = nlohmann::json::parse(std::ifstream(run_dir / "manifest.json"));
   EXPECT_EQ(manifest["status"], "interrupted");
   EXPECT_TRUE(manifest.contains("ended_at"));
+}
+
+TEST(Cli, CtrlCOnATerminalClearsTheLiveLineBeforeTheReport) {
+  // Issue 18: after Ctrl-C the report and "interrupted" were written onto the
+  // live progress line. On a terminal (a pty here), the line is cleared
+  // ("\r\x1b[K") before anything else is written.
+  TempDir out;
+  int master = -1, slave = -1;
+  ASSERT_EQ(openpty(&master, &slave, nullptr, nullptr, nullptr), 0);
+  fcntl(master, F_SETFD, FD_CLOEXEC);
+  auto args = small_run((out / "res").string());
+  args.insert(args.end(), {"--envs", "host", "--runs", "500"});
+  const pid_t pid = testing::spawn_dlcbench_with(args, slave, slave);
+  ::close(slave);
+  std::string seen;
+  char buf[4096];
+  auto drain = [&] {
+    pollfd p{master, POLLIN, 0};
+    while (poll(&p, 1, 50) > 0) {
+      const ssize_t n = ::read(master, buf, sizeof buf);
+      if (n <= 0) return;
+      seen.append(buf, static_cast<std::size_t>(n));
+    }
+  };
+  // Until the live line shows a later launch than the first.
+  ASSERT_TRUE(testing::wait_until([&] { return drain(), seen.find("[1/500]") != std::string::npos; }, 120)) << seen;
+  kill(pid, SIGINT);
+  const int status = testing::exit_status_within(pid, 120);
+  drain();
+  ::close(master);
+  EXPECT_EQ(status, 130);
+  // The last live line ("\r\x1b[K[n/m] round ...") is followed by its
+  // clearing, not by the report.
+  const auto live = seen.rfind("\x1b[K[");
+  ASSERT_NE(live, std::string::npos);
+  const auto next_line = seen.find_first_of("\r\n", live);
+  ASSERT_NE(next_line, std::string::npos);
+  EXPECT_EQ(seen.substr(next_line, 4), "\r\x1b[K") << seen.substr(live, 200);
 }
 
 TEST(Cli, ReportRecomputesFromTheFiles) {

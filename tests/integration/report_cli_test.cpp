@@ -37,7 +37,9 @@ TEST(Report, TheSameEnvironmentTwiceIsMeasuredTwiceUnderTwoLabels) {
   EXPECT_EQ(measured_twice, 3 * 4);  // 3 rounds of one warm-up and 3 timed starts
   auto report = run_dlcbench({"report", run.string()});
   EXPECT_EQ(report.exit_code, 0) << report.err;
-  EXPECT_THAT(report.out, HasSubstr("host#2 vs host: ratio"));
+  // Start-up as the milliseconds a start adds, then the ratio (issue 18).
+  EXPECT_THAT(report.out, ::testing::ContainsRegex("host#2 vs host: [-+][0-9.]+ ms per start \\(95% CI [-+][0-9.]+ "
+                                                   "\\.\\. [-+][0-9.]+ ms\\), ratio [0-9.]+"));
 }
 
 TEST(Report, EveryFormatFromTheFilesAlone) {
@@ -83,7 +85,7 @@ TEST(Report, AnInterruptedRunIsReportedAsSuch) {
 TEST(Report, DamagedFoldersGetAClearError) {
   TempDir dir;
   auto missing = run_dlcbench({"report", (dir / "nowhere").string()});
-  EXPECT_EQ(missing.exit_code, 1);
+  EXPECT_EQ(missing.exit_code, 2);  // bad input (issue 18: was 1)
   EXPECT_THAT(missing.err, HasSubstr("nowhere is not a folder"));
 
   std::filesystem::create_directories(dir / "empty");
@@ -107,6 +109,34 @@ TEST(Report, DamagedFoldersGetAClearError) {
   EXPECT_EQ(unknown.exit_code, 0) << unknown.err;
   EXPECT_THAT(unknown.out, HasSubstr("1 sample(s) of cases or environments the manifest's plan does not list"));
   EXPECT_THAT(unknown.out, HasSubstr("case vgg16/torch/cpu/b64 in host"));
+}
+
+TEST(Report, ResultsLostAfterTheRunAreNamed) {
+  // Issue 18: a manifest that says "completed" over an empty or half-gone
+  // results.jsonl reported as complete, every cell n/a, exit 0.
+  TempDir dir;
+  const auto run = startup_run(dir, "a");
+  const auto manifest = json::parse(std::ifstream(run / "manifest.json"));
+  const int launches = manifest["launches"].get<int>();
+  ASSERT_EQ(launches, 6);  // 3 rounds of host and host#2
+  // Keep the lines up to the third launch record.
+  std::ifstream in(run / "results.jsonl");
+  std::string kept, line;
+  for (int seen = 0; seen < 3 && std::getline(in, line);) {
+    kept += line + "\n";
+    seen += json::parse(line).value("type", "") == "launch";
+  }
+  in.close();
+  std::ofstream(run / "results.jsonl", std::ios::trunc) << kept;
+  auto half = run_dlcbench({"report", run.string()});
+  EXPECT_EQ(half.exit_code, 0) << half.err;
+  EXPECT_THAT(half.out, HasSubstr("the manifest records 6 launches; results.jsonl holds 3"));
+  EXPECT_THAT(half.err, HasSubstr("warning: the manifest records 6 launches, results.jsonl holds 3"));
+  std::ofstream(run / "results.jsonl", std::ios::trunc).close();
+  auto none = run_dlcbench({"report", run.string()});
+  EXPECT_EQ(none.exit_code, 1);
+  EXPECT_THAT(none.err, HasSubstr("error: nothing measured is left in"));
+  EXPECT_THAT(none.out, HasSubstr("everything it measured was lost"));
 }
 
 TEST(Compare, TwoRunsCaseByCase) {

@@ -21,6 +21,7 @@ namespace dlcbench {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 using json = nlohmann::json;
 
 using testing::doctor_report;
@@ -91,6 +92,22 @@ TEST(Runc, ACpuLimitAskedForIsAppliedAndShownAsAskedFor) {
   const auto manifest = json::parse(std::ifstream(run_dir / "manifest.json"));
   EXPECT_EQ(manifest["environments"]["runc:cpus=0.5,memory=1g"]["config"]["linux"]["resources"]["cpu"]["quota"],
             50000);
+}
+
+TEST(Runc, ACpusetIsMeasuredWithTheThreadsItAllows) {
+  // Issue 18: `--envs host,runc:cpuset=0 --threads 2` always stopped with
+  // "blas/threads: host has 2, runc:cpuset=0 has 1 (not asked for; fix: pass
+  // --threads explicitly)": OpenBLAS takes no more threads than CPUs. That
+  // follows from the cpuset asked for.
+  REQUIRE_RUNTIME("runc");
+  testing::TempDir out;
+  auto args = tiny_run("host,runc:cpuset=0", out.path().string());
+  args.insert(args.end(), {"--threads", "2"});
+  auto r = testing::run_dlcbench(args);
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  EXPECT_THAT(r.out, HasSubstr("runc:cpuset=0 vs host"));
+  EXPECT_THAT(r.out, HasSubstr("cpu/affinity_count: host has 2, runc:cpuset=0 has 1 (asked for)"));
+  EXPECT_THAT(r.out, Not(HasSubstr("not asked for")));
 }
 
 TEST(Runc, ARootfsWithoutDlcbenchIsAClearErrorAndTheHostStillRuns) {

@@ -66,6 +66,42 @@ TEST(Analysis, RunMeansAreTheStatisticalUnit) {
   EXPECT_TRUE(a.cases[0].envs[1].in_container);
 }
 
+TEST(Analysis, LaunchesTheManifestCountsButTheResultsLackAreNamed) {
+  // Issue 18: a run whose manifest says "completed" but whose results.jsonl
+  // is half gone (or empty) reported as complete, every cell n/a.
+  std::vector<json> r;
+  add_launch(r, "host", 1, {1.0});
+  add_launch(r, "docker", 1, {1.1});
+  json m = run_manifest();
+  m["status"] = "completed";
+  m["launches"] = 4;
+  const Analysis half = analyze(m, r);
+  EXPECT_TRUE(half.results_lost());
+  EXPECT_FALSE(half.nothing_left());
+  EXPECT_THAT(half.notes, ::testing::Contains(HasSubstr("the manifest records 4 launches; results.jsonl holds 2")));
+  const Analysis none = analyze(m, {});
+  EXPECT_TRUE(none.nothing_left());
+  EXPECT_THAT(none.notes, ::testing::Contains(HasSubstr("everything it measured was lost")));
+  m["launches"] = 2;
+  EXPECT_FALSE(analyze(m, r).results_lost());
+  m.erase("launches");  // a run still going, or killed: nothing to hold it against
+  EXPECT_FALSE(analyze(m, {}).results_lost());
+}
+
+TEST(Analysis, FewerThanFiveRunsAreNotAssessedForOutliers) {
+  // Issue 18: one run five times slower among four was "outlier runs: none".
+  std::vector<json> r;
+  int round = 1;
+  for (double s : {1.0, 1.01, 0.99, 5.0}) add_launch(r, "host", round++, {s});
+  const EnvironmentStats four = analyze(run_manifest(), r).cases[0].envs[0];
+  EXPECT_FALSE(four.outliers_assessed);
+  EXPECT_TRUE(four.outlier_runs.empty());
+  add_launch(r, "host", round++, {1.02});
+  const EnvironmentStats five = analyze(run_manifest(), r).cases[0].envs[0];
+  EXPECT_TRUE(five.outliers_assessed);
+  EXPECT_EQ(five.outlier_runs, (std::vector<std::size_t>{3}));
+}
+
 TEST(Analysis, AFailedLaunchIsCountedWithItsCauseAndLeftOut) {
   std::vector<json> r;
   add_launch(r, "host", 1, {1.0});

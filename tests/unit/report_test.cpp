@@ -329,6 +329,18 @@ TEST(MarkdownReport, EscapesWhatMarkdownWouldReadAsMarkup) {
   EXPECT_EQ(cells(table_rows(section(md, "Summary: training"))[1]).size(), 5u);
 }
 
+TEST(ConsoleReport, WarmUpOneRunAndOneFailureReadRight) {
+  // Issue 18: warm-up appeared in no human report; one run showed CV "0.0%";
+  // "1 failed launches".
+  Analysis a = analysis_of({case_of(kFcn, {env_stats("host", {1.0}), env_stats("docker", {1.05}, 1)})});
+  const std::string console = render_console(a);
+  EXPECT_THAT(console, HasSubstr("warm-up"));
+  EXPECT_THAT(console, HasSubstr("8.50000"));  // the mean of the warm-up batches, 9 and 8
+  EXPECT_THAT(console, Not(HasSubstr("0.0%")));
+  EXPECT_THAT(console, HasSubstr("1 failed launch"));
+  EXPECT_THAT(console, Not(HasSubstr("1 failed launches")));
+}
+
 // ---- CSV -----------------------------------------------------------------------
 
 std::vector<json> sample_records() {

@@ -114,6 +114,17 @@ TEST(ContainerOptions, ACpusetsThreadCountFollowsFromIt) {
   EXPECT_TRUE(stops_comparison(compare_fingerprints(host, pinned)));
 }
 
+TEST(Comparability, DifferentDataFilesStopTheComparison) {
+  // Issue 18: the data set's sha256 is in the fingerprint and compared like the rest.
+  const nlohmann::json a = {{"dataset", {{"name", "mnist"}, {"sha256", "aa"}}}};
+  const nlohmann::json b = {{"dataset", {{"name", "mnist"}, {"sha256", "bb"}}}};
+  const auto mismatches = compare_fingerprints(a, b);
+  ASSERT_EQ(mismatches.size(), 1u);
+  EXPECT_EQ(mismatches[0].field, "dataset/sha256");
+  EXPECT_TRUE(stops_comparison(mismatches));
+  EXPECT_THAT(mismatches[0].fix, HasSubstr("data fetch --force"));
+}
+
 TEST(ContainerOptions, ValuesBeyondTheMachineAreRefused) {
   // Issue 18: docker:cpus=99 passed validation on 2 CPUs, then Docker refused every launch.
   const std::vector<int> two = {0, 1};

@@ -88,6 +88,13 @@ struct LstmSpec {
 
 using Architecture = std::variant<MlpSpec, ConvNetSpec, ResNetSpec, LstmSpec>;
 
+// One layer as `dlcbench list --models` shows it.
+struct Layer {
+  std::string name;         // "fc1", "stage2.1"
+  std::string description;  // "linear 784 -> 2048, sigmoid"
+  std::int64_t parameters = 0;
+};
+
 struct ModelSpec {
   std::string name;
   Architecture architecture;
@@ -104,8 +111,8 @@ struct ModelSpec {
   // forward (gradients of inputs and of weights); element-wise layers,
   // pooling and the update are left out.
   double training_flops_per_example() const;
-  // One line per layer with its output shape, for `dlcbench list --models`.
-  std::vector<std::string> layers() const;
+  // Each layer with its output shape and parameters, for `dlcbench list --models`.
+  std::vector<Layer> layers() const;
   // Shape of one example as the back ends consume it, e.g. {784} or {3,32,32}.
   std::vector<std::int64_t> input_shape() const;
   // Classes of a classifier, or the vocabulary of a language model.
