@@ -216,7 +216,7 @@ class OciEnvironment : public Environment {
     if (!(in >> first)) return;  // no controllers: crun accepts it as it is
     hide_files_ = {controllers.string()};
     adjustments_.push_back(fmt::format(
-        "runs in a private mount namespace hiding {} (it lists {}...): crun 1.8 refuses hybrid cgroup layouts "
+        "a private mount namespace hiding {} (it lists {}...): crun 1.8 refuses hybrid cgroup layouts "
         "whose cgroup2 mount has controllers",
         controllers.string(), first));
   }
