@@ -15,6 +15,7 @@
 #include "backends/backend.h"
 #include "cli/commands.h"
 #include "cli/option_checks.h"
+#include "cli/worker_options.h"
 #include "core/allocator.h"
 #include "core/errors.h"
 #include "core/fingerprint.h"
@@ -27,14 +28,6 @@
 
 namespace dlcbench::cli {
 namespace {
-
-struct WorkerOptions {
-  CaseSpec spec;
-  std::string data = default_data_root().string();
-  std::string path;  // io micro-benchmarks: the folder as this environment sees it
-  bool json = true;
-  bool fingerprint_only = false;
-};
 
 void emit(const nlohmann::json& line) {
   const std::string text = line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
@@ -107,7 +100,9 @@ struct DiskBatches {
 // A micro-benchmark: set up (untimed, checks first), then one sample line per
 // timed operation, with the work it did so reports can give GFLOP/s or GB/s.
 int run_micro_worker(const WorkerOptions& o, const MicroWorkloadInfo& info) {
-  const CaseSpec& spec = o.spec;
+  CaseSpec spec = o.spec;
+  spec.backend = "none";  // as planned: a micro-benchmark has no back end or mini-batch
+  spec.batch = 0;
   if (spec.size < 1) throw UsageError(fmt::format("{} needs --size (a matrix order, elements or bytes)", info.name));
   const nlohmann::json allocator = pin_allocator_settings();
   auto fingerprint = environment_fingerprint();
@@ -242,10 +237,9 @@ int run_worker(const WorkerOptions& o) {
 
 }  // namespace
 
-void add_worker_command(CLI::App& app, int& exit_code) {
-  auto options = std::make_shared<WorkerOptions>();
+CLI::App* add_worker_options(CLI::App& app, WorkerOptions& options) {
   auto* cmd = app.add_subcommand("worker", "Run one case here and print JSON lines (used by `run`)");
-  CaseSpec& s = options->spec;
+  CaseSpec& s = options.spec;
   cmd->add_option("--workload", s.workload, "Workload name (see `dlcbench list`)")
       ->check(not_empty("a workload (see `dlcbench list`)") & checked_by(validate_workload_name))
       ->capture_default_str();
@@ -267,7 +261,7 @@ void add_worker_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--input", s.input, "memory, or disk: each step reads its batch from the data files (timed)")
       ->check(CLI::IsMember({"memory", "disk"}))
       ->capture_default_str();
-  cmd->add_option("--data", options->data,
+  cmd->add_option("--data", options.data,
                   "Data folder (or its parent), or `synthetic` for random data of the same shape")
       ->check(not_empty("a data folder or synthetic"))
       ->capture_default_str();
@@ -278,12 +272,18 @@ void add_worker_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--block", s.block, "io-seq, io-lat: bytes per request")
       ->check(whole_number_in(1, std::numeric_limits<int>::max()));
   cmd->add_option("--mode", s.io_mode, "io-seq: direct or buffered")->check(CLI::IsMember({"direct", "buffered"}));
-  cmd->add_option("--path", options->path, "io-seq, io-lat: the folder to write the scratch file in")
+  cmd->add_option("--path", options.path, "io-seq, io-lat: the folder to write the scratch file in")
       ->check(not_empty("a folder"));
-  cmd->add_flag("--fingerprint-only", options->fingerprint_only,
+  cmd->add_flag("--fingerprint-only", options.fingerprint_only,
                "Print the environment's fingerprint (no data, no model) and exit");
   // Accepted for symmetry with the design's command line; output is always JSON lines.
-  cmd->add_flag("--json", options->json, "Print JSON lines (the only format)");
+  cmd->add_flag("--json", options.json, "Print JSON lines (the only format)");
+  return cmd;
+}
+
+void add_worker_command(CLI::App& app, int& exit_code) {
+  auto options = std::make_shared<WorkerOptions>();
+  CLI::App* cmd = add_worker_options(app, *options);
   cmd->callback([options, &exit_code] {
     try {
       exit_code = run_worker(*options);

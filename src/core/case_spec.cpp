@@ -39,14 +39,15 @@ std::string CaseSpec::id() const {
 std::vector<std::string> CaseSpec::worker_args() const {
   std::vector<std::string> args = {"worker",
                                    "--workload", workload,
-                                   "--backend", backend,
                                    "--device", device,
-                                   "--batch", std::to_string(batch),
                                    "--warmup", std::to_string(warmup),
                                    "--iters", std::to_string(iters),
                                    "--threads", std::to_string(threads),
                                    "--seed", std::to_string(seed),
                                    "--input", input};
+  // A micro-benchmark has no back end or mini-batch (they are "none" and 0,
+  // which the worker's training options refuse).
+  if (!micro()) args.insert(args.end(), {"--backend", backend, "--batch", std::to_string(batch)});
   if (micro()) {
     args.insert(args.end(), {"--size", std::to_string(size)});
     if (!variant.empty()) args.insert(args.end(), {"--variant", variant});

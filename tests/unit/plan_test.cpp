@@ -6,6 +6,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
+#include "cli/worker_options.h"
 #include "core/errors.h"
 #include "runtimes/environment.h"
 #include "test_files.h"
@@ -152,6 +155,32 @@ TEST(Plan, MicroBenchmarksExpandIntoOneCasePerVariantModeAndPath) {
   EXPECT_THAT(args, ::testing::Not(::testing::Contains("--path")));
   // Case JSON round-trips, so the analysis reads back what was planned.
   EXPECT_EQ(nlohmann::json(cases[4]).get<CaseSpec>().id(), cases[4].id());
+}
+
+TEST(Plan, EveryPlannedCaseIsAcceptedByTheWorkersOptions) {
+  // What `run` plans must pass the worker's own option checks: a micro-
+  // benchmark's batch of 0 once met the worker's --batch range and every
+  // micro-benchmark launch exited with status 2.
+  PlanRequest r;
+  r.workloads = split_workload_list("fcn5,alexnet,resnet56,lstm,gemm,hpl,hpcg,stream,io-seq,io-lat,gpu-gemm,gpu-copy");
+  r.backends = {"torch", "reference"};
+  r.devices = {"cpu", "gpu"};
+  r.threads = 2;
+  r.io_targets = {"tmpfs"};
+  CLI::App app;
+  cli::WorkerOptions options;
+  CLI::App* worker = cli::add_worker_options(app, options);
+  int accepted = 0;
+  worker->callback([&] { ++accepted; });
+  const auto cases = expand_cases(r);
+  for (const auto& c : cases) {
+    auto args = c.worker_args();
+    args.insert(args.end(), {"--data", "/data"});
+    if (!c.io_target.empty()) args.insert(args.end(), {"--path", "/tmp"});
+    std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 takes them last first
+    EXPECT_NO_THROW(app.parse(reversed)) << fmt::format("{}", fmt::join(args, " "));
+  }
+  EXPECT_EQ(accepted, static_cast<int>(cases.size()));
 }
 
 TEST(Plan, StreamSizesItselfFromTheCacheUnlessTold) {

@@ -1,0 +1,27 @@
+// The worker's options, declared once: `dlcbench worker` parses them, and a
+// test checks that every argument vector `run` plans for a worker passes
+// their checks.
+#pragma once
+
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "core/case_spec.h"
+#include "data/dataset.h"
+
+namespace dlcbench::cli {
+
+struct WorkerOptions {
+  CaseSpec spec;
+  std::string data = default_data_root().string();
+  std::string path;  // io micro-benchmarks: the folder as this environment sees it
+  bool json = true;
+  bool fingerprint_only = false;
+};
+
+// Adds the `worker` subcommand with its options bound to `options` (which
+// must outlive `app`), and no callback.
+CLI::App* add_worker_options(CLI::App& app, WorkerOptions& options);
+
+}  // namespace dlcbench::cli
