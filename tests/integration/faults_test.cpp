@@ -189,6 +189,12 @@ TEST(Faults, TheDiskFillingUpDuringAnIoBenchmarkFailsItWithTheCause) {
   const fs::path disk = dir / "disk";
   fs::create_directories(disk);
   ASSERT_EQ(mount("tmpfs", disk.c_str(), "tmpfs", 0, "size=256m,mode=0755"), 0) << strerror(errno);
+  // Unmounted however the test ends: a failed assertion returns early, and a
+  // mount left behind outlives the test's folder.
+  struct Unmount {
+    const fs::path& at;
+    ~Unmount() { umount2(at.c_str(), MNT_DETACH); }
+  } unmount_at_end{disk};
   const fs::path out = dir / "res";
   const pid_t run = testing::spawn_dlcbench(
       // Enough writes (each 64 MiB into memory, tens of milliseconds) that
@@ -217,7 +223,6 @@ TEST(Faults, TheDiskFillingUpDuringAnIoBenchmarkFailsItWithTheCause) {
   filler.join();
   EXPECT_EQ(status, 1);
   fs::remove(disk / "filler");
-  umount(disk.c_str());
   const auto l = launches(out);
   ASSERT_FALSE(l.at(io_case + "@host#1")["ok"].get<bool>()) << "the writes all succeeded";
   const std::string cause = l.at(io_case + "@host#1")["cause"];
