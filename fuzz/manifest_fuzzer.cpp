@@ -1,5 +1,5 @@
-// The manifest reader: any text gives the run's plan, every field of the
-// type analyze() needs, or an error naming the field. Environment labels and
+// The manifest reader: any text gives a Manifest and the run's plan, every
+// field of the type analyze() needs, or an error naming the field. Environment labels and
 // case specs are then parsed as `dlcbench report` and `run --resume` do.
 #include "analysis/run_records.h"
 #include "core/errors.h"
@@ -19,7 +19,7 @@ void manifest(Input input) {
   }
   ManifestPlan plan;
   try {
-    plan = read_manifest_plan(manifest);
+    plan = read_manifest_plan(manifest.get<Manifest>());
   } catch (const DataError&) {
     return;
   }

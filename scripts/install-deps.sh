@@ -19,6 +19,8 @@ packages=(
   chromium
   # The reference tools bench/micro_vs_tools compares the micro-benchmarks with.
   hpcc ioping fio
+  # The JSON report's schema test (docs/report.schema.json) validates with it.
+  python3-jsonschema
   # Benchmarks only: bench/startup_vs_hyperfine times the same starts with
   # hyperfine -N, the reference for the startup workload's figures.
   hyperfine

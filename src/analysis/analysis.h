@@ -11,6 +11,8 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/comparability.h"
+#include "analysis/overhead.h"
+#include "analysis/run_records.h"
 #include "core/case_spec.h"
 #include "core/statistics.h"
 
@@ -51,41 +53,6 @@ struct EnvironmentStats {
   std::optional<double> estimated_peak_gflops;
 };
 
-// The judgement on one comparison; every report words it from this.
-enum class Verdict {
-  too_few_runs,            // fewer than two runs on a side: no interval
-  slower,                  // significant: the interval excludes 1 and Welch's p < 0.05
-  faster,
-  no_measurable_overhead,  // not significant, and the whole interval lies within +-kEquivalenceMargin
-  inconclusive,            // not significant, and the interval reaches beyond the margin (or is unbounded)
-};
-// "No measurable overhead" is claimed only for an interval inside +-5%:
-// an interval of -32% .. +6173% excludes nothing and says so.
-inline constexpr double kEquivalenceMargin = 0.05;
-
-Verdict judge(const RatioEstimate& r);
-inline bool is_significant(Verdict v) { return v == Verdict::slower || v == Verdict::faster; }
-
-// Between two environments of a run ("overhead", "the baseline") or two
-// runs (`dlcbench compare`: "difference", B relative to A).
-enum class ComparisonWording { overhead, difference };
-
-struct Overhead {
-  std::string env;
-  RatioEstimate estimate;  // env mean / baseline mean, Fieller CI, Welch's t-test
-  // env mean - baseline mean with Welch's interval: start-up reads best as
-  // the milliseconds each start adds.
-  DifferenceEstimate added;
-  MannWhitneyTest rank_test;  // of the run values: robust to outliers and skew
-  Verdict verdict = Verdict::too_few_runs;
-  // Where the interval is missing or unbounded: the runs that would bound it.
-  std::size_t runs_needed = 0;
-  std::string verdict_text;  // in words, with the interval and p (verdict_words)
-  std::vector<Mismatch> mismatches;  // differences in the fingerprints, asked for or not
-  bool compared = true;              // false: a mismatch nobody asked for stopped it
-  bool mismatch_allowed = false;     // compared despite such a mismatch (--allow-mismatch)
-};
-
 struct CaseAnalysis {
   std::string case_id;
   std::string workload;
@@ -118,7 +85,7 @@ struct Analysis {
   std::vector<std::string> notes;  // environments unavailable, skipped lines, ...
   bool comparable = true;          // false if a mismatch nobody asked for stopped a comparison
   bool allow_mismatch = false;     // the run was told to compare anyway
-  std::string status;              // the manifest's: "completed", "interrupted", ...
+  RunStatus status = RunStatus::unknown;  // the manifest's
   // The manifest's count of launch records against those results.jsonl
   // holds: fewer in the file means part of it was lost after the run
   // (truncated, replaced, edited), and the figures cover only what is left.
@@ -128,34 +95,35 @@ struct Analysis {
   bool nothing_left() const { return results_lost() && launches_found == 0; }
 };
 
-// The current manifest format; analyze() refuses newer ones.
-inline constexpr int kManifestSchemaVersion = 1;
-
-// `line_numbers` (parallel to records, optional) lets notes name the line of
-// results.jsonl a problem is on. Throws std::runtime_error for a manifest it
-// cannot read (missing plan, newer format).
+// The analysis, in named passes: the planned cases; the records folded into
+// launches (analysis/launch_fold.h); each launch's run value; per case the
+// statistics of every environment, then each environment against the
+// baseline with the like-for-like check. `line_numbers` (parallel to
+// records, optional) lets notes name the line of results.jsonl a problem is
+// on.
+Analysis analyze(const ManifestPlan& plan, const std::vector<nlohmann::json>& records,
+                 const std::vector<std::size_t>& line_numbers = {});
+// The same from manifest.json's text, read as a Manifest (core/manifest.h)
+// and by read_manifest_plan: DataError names a field neither can read, or a
+// manifest of a newer format.
 Analysis analyze(const nlohmann::json& manifest, const std::vector<nlohmann::json>& records,
                  const std::vector<std::size_t>& line_numbers = {});
 
+// Per case: each environment's statistics (runs, batches, warm-up, outliers,
+// the tail), and for a micro-benchmark the work of one operation, with a
+// note where the environments' differ.
+void summarize_environments(CaseAnalysis& ca, std::vector<std::string>& notes);
+// Why `es` may not compare with `base`: their fingerprints' differences
+// (those in `requested` asked for by an environment option), a different
+// micro-benchmark operation, and anything that changed between rounds.
+std::vector<Mismatch> comparison_mismatches(const CaseAnalysis& ca, const EnvironmentStats& base,
+                                            const EnvironmentStats& es, const std::vector<std::string>& requested);
+// Every environment with runs against the baseline: the overhead, and the
+// mismatch policy (a mismatch nobody asked for stops the comparison, or is
+// marked under --allow-mismatch).
+void compare_with_baseline(CaseAnalysis& ca, Analysis& a, const RequestedFields& requested_fields);
+
 // The statistics of one environment in a case; nullptr if it has none.
 const EnvironmentStats* find_environment(const CaseAnalysis& c, const std::string& env);
-
-// The comparison of `subject` with `baseline` run values: the ratio, its
-// interval and tests, the verdict and its words.
-Overhead compare_run_values(const std::string& env, std::span<const double> subject, std::span<const double> baseline,
-                            ComparisonWording wording);
-
-// "no measurable overhead (95% CI -1.2% .. +0.8%, within +-5%, p = 0.6)",
-// "slower by 3.1% (95% CI +1.2% .. +5.0%, p = 0.003)", "inconclusive: ...".
-std::string verdict_words(const Overhead& o, ComparisonWording wording);
-// The verdict alone, for a table's verdict column: "slower by 3.1%",
-// "no measurable overhead", "inconclusive", "too few runs".
-std::string short_verdict_words(const Overhead& o, ComparisonWording wording);
-// The time each sample adds against the baseline, in milliseconds:
-// "+283.1 ms per start (95% CI +270.4 .. +295.8 ms)".
-std::string added_time_words(const Overhead& o, const std::string& per);
-// "95% CI -1.2% .. +0.8%", "95% CI unbounded", "95% CI includes ratios <= 0
-// .. +203.4%", "no 95% CI": never a bound no ratio of times can have.
-std::string ratio_interval_words(const RatioEstimate& r);
 
 }  // namespace dlcbench

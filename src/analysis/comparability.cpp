@@ -108,19 +108,20 @@ bool stops_comparison(const std::vector<Mismatch>& mismatches) {
   return std::any_of(mismatches.begin(), mismatches.end(), [](const Mismatch& m) { return m.blocking && !m.requested; });
 }
 
+std::string describe_mismatch(const Mismatch& m, const std::string& baseline_env, const std::string& other_env) {
+  const std::string how =
+      m.requested  ? "asked for"
+      : m.blocking ? fmt::format("not asked for; fix: {}", m.fix)
+                   : fmt::format("not asked for, cannot change the speed by itself; to remove it: {}", m.fix);
+  if (m.baseline_value.empty() && m.other_value.empty()) return fmt::format("{} ({})", m.field, how);
+  return fmt::format("{}: {} has {}, {} has {} ({})", m.field, baseline_env, m.baseline_value, other_env,
+                     m.other_value, how);
+}
+
 std::string describe_mismatches(const std::vector<Mismatch>& mismatches, const std::string& baseline_env,
                                 const std::string& other_env) {
   std::string text;
-  for (const auto& m : mismatches) {
-    std::string how = m.requested  ? "asked for"
-                      : m.blocking ? fmt::format("not asked for; fix: {}", m.fix)
-                                   : fmt::format("not asked for, cannot change the speed by itself; to remove it: {}", m.fix);
-    if (m.baseline_value.empty() && m.other_value.empty())
-      text += fmt::format("  {} ({})\n", m.field, how);
-    else
-      text += fmt::format("  {}: {} has {}, {} has {} ({})\n", m.field, baseline_env, m.baseline_value, other_env,
-                          m.other_value, how);
-  }
+  for (const auto& m : mismatches) text += fmt::format("  {}\n", describe_mismatch(m, baseline_env, other_env));
   return text;
 }
 

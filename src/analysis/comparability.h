@@ -9,16 +9,9 @@
 
 #include <nlohmann/json.hpp>
 
-namespace dlcbench {
+#include "core/mismatch.h"
 
-struct Mismatch {
-  std::string field;           // e.g. "blas/core"
-  std::string baseline_value;  // as printed by the worker
-  std::string other_value;
-  bool requested = false;      // an environment option asked for it
-  bool blocking = true;        // false: shown, but cannot change the speed by itself
-  std::string fix;             // how to make the two equal
-};
+namespace dlcbench {
 
 struct ComparedField {
   std::string pointer;  // JSON pointer into a fingerprint line
@@ -37,6 +30,9 @@ std::vector<Mismatch> compare_fingerprints(const nlohmann::json& baseline, const
 
 // True when a mismatch nobody asked for could change the speed.
 bool stops_comparison(const std::vector<Mismatch>& mismatches);
+
+// One mismatch in words: "blas/core: host has Zen, docker has Haswell (not asked for; fix: ...)".
+std::string describe_mismatch(const Mismatch& m, const std::string& baseline_env, const std::string& other_env);
 
 // One line per mismatch: "  blas/core: host has Zen, docker has Haswell (not asked for; fix: ...)".
 std::string describe_mismatches(const std::vector<Mismatch>& mismatches, const std::string& baseline_env,

@@ -1,5 +1,6 @@
 #include "analysis/run_records.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -7,59 +8,18 @@
 #include <fmt/format.h>
 
 #include "core/errors.h"
+#include "core/json_fields.h"
 
 namespace dlcbench {
 namespace {
 
 using nlohmann::json;
 
-// A short, printable form of a value for an error message.
-std::string shown(const json& value) {
-  std::string text = value.dump(-1, ' ', true, json::error_handler_t::replace);
-  if (text.size() > 60) text = text.substr(0, 57) + "...";
-  return text;
-}
-
-[[noreturn]] void wrong_type(const std::string& where, const json& value, const char* expected) {
-  throw DataError(fmt::format("{} is {}, not {}", where, shown(value), expected));
-}
-
-// Each reader: the object's field `key`, `fallback` when absent or null.
-// `prefix` + `key` names the field in errors ("manifest.json: plan.baseline").
-std::string string_field(const json& object, const char* key, const std::string& fallback, const std::string& prefix) {
-  const auto it = object.find(key);
-  if (it == object.end() || it->is_null()) return fallback;
-  if (!it->is_string()) wrong_type(prefix + key, *it, "a string");
-  return it->get<std::string>();
-}
-
-bool bool_field(const json& object, const char* key, bool fallback, const std::string& prefix) {
-  const auto it = object.find(key);
-  if (it == object.end() || it->is_null()) return fallback;
-  if (!it->is_boolean()) wrong_type(prefix + key, *it, "true or false");
-  return it->get<bool>();
-}
-
-// A whole number that fits an int: a float such as 1e300 would be undefined
-// behaviour to convert.
-int int_field(const json& object, const char* key, int fallback, const std::string& prefix) {
-  const auto it = object.find(key);
-  if (it == object.end() || it->is_null()) return fallback;
-  const bool fits = (it->is_number_unsigned() &&
-                     it->get<std::uint64_t>() <= static_cast<std::uint64_t>(std::numeric_limits<int>::max())) ||
-                    (it->is_number_integer() && !it->is_number_unsigned() &&
-                     it->get<std::int64_t>() >= std::numeric_limits<int>::min() &&
-                     it->get<std::int64_t>() <= std::numeric_limits<int>::max());
-  if (!fits) wrong_type(prefix + key, *it, "a whole number in the range of int");
-  return static_cast<int>(it->get<std::int64_t>());
-}
-
-std::optional<double> number_field(const json& object, const char* key, const std::string& prefix) {
-  const auto it = object.find(key);
-  if (it == object.end() || it->is_null()) return std::nullopt;
-  if (!it->is_number() || !std::isfinite(it->get<double>())) wrong_type(prefix + key, *it, "a finite number");
-  return it->get<double>();
-}
+using json_fields::bool_field;
+using json_fields::int_field;
+using json_fields::number_field;
+using json_fields::string_field;
+using json_fields::wrong_type;
 
 // object[a][b] if both levels are objects holding them; else nullptr.
 const json* nested(const json& object, const char* a, const char* b) {
@@ -69,16 +29,30 @@ const json* nested(const json& object, const char* a, const char* b) {
   return inner == outer->end() ? nullptr : &*inner;
 }
 
+// plan.requested_fields: {"docker:cpus=1": ["/cgroup/cpu_quota"], ...}.
+void read_requested_fields(const json& plan, ManifestPlan& m) {
+  const auto fields = plan.find("requested_fields");
+  if (fields == plan.end()) return;
+  if (!fields->is_object()) wrong_type("manifest.json: plan.requested_fields", *fields, "an object of lists");
+  for (const auto& [env, list] : fields->items()) {
+    if (!list.is_array()) wrong_type("manifest.json: plan.requested_fields." + env, list, "a list of fields");
+    for (const auto& f : list) {
+      if (!f.is_string()) wrong_type("manifest.json: plan.requested_fields." + env, f, "a field name");
+      m.requested_fields[env].push_back(f.get<std::string>());
+    }
+  }
+  m.requested_fields_recorded = true;
+}
+
 }  // namespace
 
-ManifestPlan read_manifest_plan(const json& manifest) {
-  if (!manifest.is_object() || !manifest.contains("plan") || !manifest["plan"].is_object())
+ManifestPlan read_manifest_plan(const Manifest& manifest) {
+  if (!manifest.plan.is_object() || manifest.plan.empty())
     throw DataError("manifest.json has no plan: it is not a dlcbench results folder's manifest");
   ManifestPlan m;
-  m.schema_version = int_field(manifest, "schema_version", 1, "manifest.json: ");
-  m.status = string_field(manifest, "status", "unknown", "manifest.json: ");
-  if (const int launches = int_field(manifest, "launches", -1, "manifest.json: "); launches >= 0) m.launches = launches;
-  const json& plan = manifest.at("plan");
+  m.status = manifest.status;
+  if (manifest.launches) m.launches = static_cast<int>(std::min<std::size_t>(*manifest.launches, std::numeric_limits<int>::max()));
+  const json& plan = manifest.plan;
   const std::string where = "manifest.json: plan.";
   m.baseline = string_field(plan, "baseline", "host", where);
   m.allow_mismatch = bool_field(plan, "allow_mismatch", false, where);
@@ -115,6 +89,7 @@ ManifestPlan read_manifest_plan(const json& manifest) {
     }
     m.cases.push_back(std::move(pc));
   }
+  read_requested_fields(plan, m);
   return m;
 }
 

@@ -5,6 +5,7 @@
 // apart from the statistics so the readers link on their own (fuzz/).
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -12,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/case_spec.h"
+#include "core/manifest.h"
 
 namespace dlcbench {
 
@@ -21,9 +23,12 @@ struct PlannedCase {
   CaseSpec spec;         // as recorded; when incomplete, only its workload is set
 };
 
+// Per environment label, the fingerprint fields (JSON pointers) its options
+// are meant to change, so a difference there is asked for.
+using RequestedFields = std::map<std::string, std::vector<std::string>>;
+
 struct ManifestPlan {
-  int schema_version = 1;
-  std::string status = "unknown";  // "completed", "interrupted", "running", ...
+  RunStatus status = RunStatus::unknown;
   // Launch records the run wrote to results.jsonl, as its last session
   // counted them; unset in a manifest of a run still going or killed.
   std::optional<int> launches;
@@ -31,11 +36,16 @@ struct ManifestPlan {
   std::vector<std::string> environments;  // labels, in the plan's order
   bool allow_mismatch = false;
   std::vector<PlannedCase> cases;
+  // As the orchestrator recorded it at plan time (plan.requested_fields); a
+  // manifest of an older dlcbench has none, and its reader fills them in
+  // from the labels (orchestrator/plan.h: requested_fields_of).
+  RequestedFields requested_fields;
+  bool requested_fields_recorded = false;
 };
 
 // Throws DataError naming the field for a manifest without a plan, or with
-// a field of the wrong type.
-ManifestPlan read_manifest_plan(const nlohmann::json& manifest);
+// a plan field of the wrong type.
+ManifestPlan read_manifest_plan(const Manifest& manifest);
 
 // One line of results.jsonl. Fields a record lacks keep these defaults.
 struct ResultRecord {

@@ -15,6 +15,7 @@
 #include "core/errors.h"
 #include "core/results_file.h"
 #include "core/words.h"
+#include "orchestrator/plan.h"
 #include "report/console.h"
 #include "report/csv.h"
 #include "report/html.h"
@@ -27,7 +28,7 @@ namespace dlcbench::cli {
 namespace {
 
 struct LoadedRun {
-  nlohmann::json manifest;
+  Manifest manifest;
   ResultsContent content;
   Analysis analysis;
 };
@@ -45,17 +46,20 @@ LoadedRun load_run(const fs::path& dir) {
                                          "manifest.json and results.jsonl)",
                                          manifest_file.string(), dir.string()));
   LoadedRun run;
+  nlohmann::json manifest;
   try {
-    run.manifest = read_json_file(manifest_file);
+    manifest = read_json_file(manifest_file);
   } catch (const std::exception& e) {
     throw UsageError(fmt::format("{} is not valid JSON ({}): the run's plan cannot be read",
                                          manifest_file.string(), e.what()));
   }
   if (fs::exists(results_file)) run.content = read_results(results_file);
   try {
-    run.analysis = analyze(run.manifest, run.content.records, run.content.line_numbers);
+    run.manifest = manifest.get<Manifest>();
+    run.analysis = analyze(read_plan_of_run(run.manifest), run.content.records, run.content.line_numbers);
   } catch (const std::runtime_error& e) {
-    // A manifest without a plan, or from a newer dlcbench: not a run this one can report.
+    // A manifest without a plan, of a newer format or with a field of the
+    // wrong type: not a run this dlcbench can report.
     throw UsageError(fmt::format("{}: {}", manifest_file.string(), e.what()));
   }
   if (!fs::exists(results_file))
@@ -87,7 +91,8 @@ void write_output(const std::string& text, const std::string& output) {
 
 std::string render(const LoadedRun& run, const std::string& format) {
   if (format == "console")
-    return fmt::format("run {} ({})\n", run.manifest.value("run_id", "?"), run.analysis.status) +
+    return fmt::format("run {} ({})\n", run.manifest.run_id.empty() ? "?" : run.manifest.run_id,
+                       run_status_text(run.analysis.status)) +
            render_console(run.analysis);
   if (format == "md") return render_markdown(run.analysis, run.manifest);
   if (format == "json") return analysis_json(run.analysis, run.manifest).dump(2) + "\n";

@@ -24,6 +24,7 @@
 #include "core/blas_check.h"
 #include "core/errors.h"
 #include "core/fingerprint.h"
+#include "core/manifest.h"
 #include "core/process.h"
 #include "core/results_file.h"
 #include "core/words.h"
@@ -283,182 +284,178 @@ struct Session {
   Plan plan;       // as the manifest records it
   Plan scheduled;  // what the scheduler gets (resume: the recorded rounds, none added)
   fs::path dir;
-  std::string run_id;
   std::vector<std::pair<std::string, std::string>> worker_env;
-  nlohmann::json manifest;
+  Manifest manifest;
   bool discovered = false;  // environments found on the machine, not named with --envs
   bool keep_images = false;
   std::set<LaunchKey> already_measured;  // resume: by earlier sessions
   std::set<std::string> adopt_images;    // resume: environments whose image a killed session imported
   bool resuming = false;
+
+  fs::path manifest_file() const { return dir / "manifest.json"; }
+  void save() const { write_manifest(manifest_file(), manifest); }
+  // A resumed session's own entry in the manifest.
+  ResumedSession& this_resume() { return manifest.resumed.back(); }
 };
 
-// Prepares the environments, checks like for like, measures and reports:
-// what every session of a run does once its manifest and results file exist.
-int measure(Session& session, ResultsWriter& results) {
+// What every environment of the session needs to know to prepare itself:
+// the image's extra files (external tools, the CUDA plugin's libraries).
+EnvironmentContext environment_context(const Session& session) {
   const Plan& plan = session.plan;
-  const fs::path& dir = session.dir;
-  const fs::path manifest_file = dir / "manifest.json";
-  nlohmann::json& manifest = session.manifest;
-  // This session's entry in the manifest's "resumed" list.
-  auto resumed_entry = [&]() -> nlohmann::json& { return manifest["resumed"].back(); };
-
-  EnvironmentContext context{fs::read_symlink("/proc/self/exe"), session.run_id, false, session.keep_images, {}};
-  {
-    std::vector<std::string> planned;
-    for (const auto& c : plan.cases) planned.push_back(c.workload);
-    context.image_extras = tool_image_files(planned);
-  }
+  EnvironmentContext context{fs::read_symlink("/proc/self/exe"), session.manifest.run_id, false, session.keep_images,
+                             {}};
+  std::vector<std::string> planned;
+  for (const auto& c : plan.cases) planned.push_back(c.workload);
+  context.image_extras = tool_image_files(planned);
   context.gpu = std::any_of(plan.cases.begin(), plan.cases.end(), [](const CaseSpec& c) { return c.device == "gpu"; });
-  if (context.gpu) {
-    // The run goes on: the GPU cases fail with the cause, the others are measured.
-    if (const std::string why = gpu_unavailable_reason(); !why.empty())
-      std::cerr << "warning: the GPU cases cannot run here and will be recorded as failed: " << why << "\n";
-    if (gpu_plugin_built() && fs::exists(gpu_plugin_path())) {
-      try {
-        auto extras = gpu_image_extras();
-        context.image_extras.insert(context.image_extras.end(), extras.begin(), extras.end());
-      } catch (const std::exception& e) {
-        // Images without the plugin: their GPU cases fail saying it is missing.
-        std::cerr << "warning: the CUDA plugin's libraries cannot go into the container images, so the GPU cases "
-                     "in containers will fail: "
-                  << e.what() << "\n";
-      }
+  if (!context.gpu) return context;
+  // The run goes on: the GPU cases fail with the cause, the others are measured.
+  if (const std::string why = gpu_unavailable_reason(); !why.empty())
+    std::cerr << "warning: the GPU cases cannot run here and will be recorded as failed: " << why << "\n";
+  if (gpu_plugin_built() && fs::exists(gpu_plugin_path())) {
+    try {
+      auto extras = gpu_image_extras();
+      context.image_extras.insert(context.image_extras.end(), extras.begin(), extras.end());
+    } catch (const std::exception& e) {
+      // Images without the plugin: their GPU cases fail saying it is missing.
+      std::cerr << "warning: the CUDA plugin's libraries cannot go into the container images, so the GPU cases "
+                   "in containers will fail: "
+                << e.what() << "\n";
     }
   }
-  PreparedEnvironments prepared;
-  std::vector<ScheduledEnvironment>& environments = prepared.list;
+  return context;
+}
+
+// What the killed session left running would compete with the new launches.
+void remove_leftovers_of_earlier_session(Session& session, ScheduledEnvironment& s) {
+  try {
+    const auto removed = s.environment->remove_leftovers();
+    if (removed.empty()) return;
+    std::cerr << fmt::format("removed what the earlier session left in {}: {}\n", s.label, fmt::join(removed, ", "));
+    session.this_resume().leftovers_removed[s.label] = removed;
+  } catch (const std::exception& e) {
+    std::cerr << fmt::format("warning: could not remove what the earlier session left in {}: {}\n", s.label,
+                             e.what());
+  }
+}
+
+// Prepares every environment of the plan into `prepared`, recording each in
+// the manifest. True when one the run cannot do without is unavailable.
+bool prepare_environments(Session& session, PreparedEnvironments& prepared, ResultsWriter& results) {
+  const EnvironmentContext context = environment_context(session);
   bool any_unavailable = false;
-  for (const auto& request_env : plan.environments) {
+  for (const auto& request_env : session.plan.environments) {
     EnvironmentContext env_context = context;
     env_context.adopt_image = session.adopt_images.count(request_env.text) > 0;
     ScheduledEnvironment s{request_env.text, make_environment(request_env, env_context), ""};
     std::cerr << fmt::format("preparing {} ...\n", s.label);
     try {
       s.environment->prepare();
-      manifest["environments"][s.label] = s.environment->describe();
-      if (session.resuming) {
-        // What the killed session left running would compete with the new launches.
-        try {
-          const auto removed = s.environment->remove_leftovers();
-          if (!removed.empty()) {
-            std::cerr << fmt::format("removed what the earlier session left in {}: {}\n", s.label,
-                                     fmt::join(removed, ", "));
-            resumed_entry()["leftovers_removed"][s.label] = removed;
-          }
-        } catch (const std::exception& e) {
-          std::cerr << fmt::format("warning: could not remove what the earlier session left in {}: {}\n", s.label,
-                                   e.what());
-        }
-      }
+      session.manifest.environments[s.label] = s.environment->describe();
+      if (session.resuming) remove_leftovers_of_earlier_session(session, s);
     } catch (const EnvironmentUnavailable& e) {
       s.unavailable = e.what();
       // Asked for by name, its absence fails the run; found on the machine
       // but unusable, it is only noted.
-      any_unavailable = any_unavailable || !session.discovered || s.label == plan.baseline;
-      manifest["environments"][s.label] = {{"unavailable", s.unavailable}};
+      any_unavailable = any_unavailable || !session.discovered || s.label == session.plan.baseline;
+      session.manifest.environments[s.label] = {{"unavailable", s.unavailable}};
       results.append({{"type", "environment_unavailable"}, {"env", s.label}, {"reason", s.unavailable}});
       std::cerr << fmt::format("warning: environment {} is unavailable and will be skipped: {}\n", s.label,
                                s.unavailable);
     }
-    environments.push_back(std::move(s));
+    prepared.list.push_back(std::move(s));
   }
-  write_json_atomically(manifest_file, manifest);
+  session.save();
+  return any_unavailable;
+}
 
-  ScheduleOptions options;
-  options.run_id = session.run_id;
-  options.worker_env = session.worker_env;
-  options.cancel = &g_interrupted;
-  options.already_measured = session.already_measured;
-  ProgressLine progress;
-  options.log = [&](const std::string& line) { progress.log(line); };
-  options.progress = [&](const Progress& p) { progress.show(p); };
-  if (!g_interrupted) {
-    // Again on resume: the machine may have changed since the first session.
-    const PreflightResult preflight = run_preflight(plan, environments, results, options);
-    nlohmann::json& recorded = session.resuming ? resumed_entry()["preflight"] : manifest["preflight"];
-    recorded = nlohmann::json::object();
-    for (const auto& [env, mismatches] : preflight.mismatches)
-      for (const auto& m : mismatches)
-        recorded[env].push_back({{"field", m.field},
-                                 {"baseline", m.baseline_value},
-                                 {"value", m.other_value},
-                                 {"requested", m.requested},
-                                 {"blocking", m.blocking}});
-    for (const auto& [env, cause] : preflight.failures)
-      std::cerr << fmt::format("warning: could not take the fingerprint of {} before the run: {}\n", env, cause);
-    if (preflight.stops) {
-      if (!plan.allow_mismatch) {
-        if (session.resuming) {
-          resumed_entry()["outcome"] = "not comparable";  // the earlier sessions' status stands
-        } else {
-          manifest["ended_at"] = now_iso();
-          manifest["status"] = "not comparable";
-        }
-        write_json_atomically(manifest_file, manifest);
-        std::cerr << "error: the environments would not run like for like, so nothing was measured.\n"
-                  << preflight.message
-                  << "Fix the differences above, or pass --allow-mismatch to measure anyway (the report then "
-                     "marks every such comparison).\n";
-        return kExitNotComparable;
-      }
-      std::cerr << "warning: measuring despite differences nobody asked for (--allow-mismatch):\n"
-                << preflight.message;
+// The fingerprints of every environment before anything is measured (again
+// on resume: the machine may have changed since the first session). Returns
+// an exit code when the run must stop there.
+std::optional<int> check_like_for_like(Session& session, std::vector<ScheduledEnvironment>& environments,
+                                       ResultsWriter& results, const ScheduleOptions& options) {
+  const Plan& plan = session.plan;
+  const PreflightResult preflight = run_preflight(plan, environments, results, options);
+  PreflightFindings findings;
+  for (const auto& [env, mismatches] : preflight.mismatches)
+    if (!mismatches.empty()) findings[env] = mismatches;
+  (session.resuming ? session.this_resume().preflight : session.manifest.preflight) = findings;
+  for (const auto& [env, cause] : preflight.failures)
+    std::cerr << fmt::format("warning: could not take the fingerprint of {} before the run: {}\n", env, cause);
+  if (preflight.stops && !plan.allow_mismatch) {
+    if (session.resuming) {
+      session.this_resume().outcome = RunStatus::not_comparable;  // the earlier sessions' status stands
+    } else {
+      session.manifest.ended_at = now_iso();
+      session.manifest.status = RunStatus::not_comparable;
     }
-    write_json_atomically(manifest_file, manifest);
+    session.save();
+    std::cerr << "error: the environments would not run like for like, so nothing was measured.\n"
+              << preflight.message
+              << "Fix the differences above, or pass --allow-mismatch to measure anyway (the report then "
+                 "marks every such comparison).\n";
+    return kExitNotComparable;
   }
+  if (preflight.stops)
+    std::cerr << "warning: measuring despite differences nobody asked for (--allow-mismatch):\n" << preflight.message;
+  session.save();
+  return std::nullopt;
+}
 
-  ScheduleResult outcome;
-  if (!g_interrupted) outcome = run_schedule(session.scheduled, environments, results, options);
-  progress.clear();
-  outcome.interrupted = outcome.interrupted || g_interrupted;
-  results.sync();
-
-  manifest["ended_at"] = now_iso();
-  if (session.resuming) {
-    // Over every session: launches recorded, and failures no later launch made good.
-    const auto content = read_results(results.path());
-    const int rounds = session.scheduled.runs;
-    const ResumeState after =
-        find_missing_launches(plan, round_orders(plan.environments.size(), rounds, plan.seed), content.records);
-    manifest["launches"] = std::count_if(content.records.begin(), content.records.end(), [](const nlohmann::json& r) {
-      return r.value("type", "") == "launch";
-    });
-    manifest["failed_launches"] = after.failed.size();
-    manifest["rounds"] = rounds;
-    manifest["round_orders"] = round_orders(plan.environments.size(), std::max(rounds, plan.runs), plan.seed);
-    manifest["status"] = outcome.interrupted ? "interrupted"
-                         : after.failed.empty() ? "completed"
-                                                : "completed with failures";
-    resumed_entry()["launches"] = outcome.launches;
-    resumed_entry()["failed_launches"] = outcome.failed_launches;
-    resumed_entry()["ended_at"] = manifest["ended_at"];
-  } else {
-    manifest["status"] =
-        outcome.interrupted ? "interrupted" : (outcome.failed_launches ? "completed with failures" : "completed");
-    manifest["rounds"] = outcome.rounds;
-    manifest["round_orders"] =
-        round_orders(plan.environments.size(), std::max(outcome.rounds, plan.runs), plan.seed);
-    if (plan.until_cv > 0) {
-      manifest["until_cv"] = {{"target", plan.until_cv}, {"highest_cv", outcome.final_cv},
-                              {"met", !outcome.cv_target_missed}};
-      if (outcome.cv_target_missed)
-        std::cerr << fmt::format("warning: after {} rounds (--max-runs) the highest CV over runs is still {:.1f}%, "
-                                 "above --until-cv {:.1f}%: the machine is noisier than the target; quiet it (stop "
-                                 "other load, pin CPUs) or accept a wider interval\n",
-                                 outcome.rounds, 100 * outcome.final_cv, 100 * plan.until_cv);
-    }
-    manifest["launches"] = outcome.launches;
-    manifest["failed_launches"] = outcome.failed_launches;
+// How the first session went.
+void record_first_session(Session& session, const ScheduleResult& outcome) {
+  const Plan& plan = session.plan;
+  Manifest& m = session.manifest;
+  m.status = outcome.interrupted         ? RunStatus::interrupted
+             : outcome.failed_launches ? RunStatus::completed_with_failures
+                                       : RunStatus::completed;
+  m.rounds = outcome.rounds;
+  m.round_orders = round_orders(plan.environments.size(), std::max(outcome.rounds, plan.runs), plan.seed);
+  if (plan.until_cv > 0) {
+    m.until_cv = UntilCvOutcome{plan.until_cv, outcome.final_cv, !outcome.cv_target_missed};
+    if (outcome.cv_target_missed)
+      std::cerr << fmt::format("warning: after {} rounds (--max-runs) the highest CV over runs is still {:.1f}%, "
+                               "above --until-cv {:.1f}%: the machine is noisier than the target; quiet it (stop "
+                               "other load, pin CPUs) or accept a wider interval\n",
+                               outcome.rounds, 100 * outcome.final_cv, 100 * plan.until_cv);
   }
-  write_json_atomically(manifest_file, manifest);
+  m.launches = static_cast<std::size_t>(outcome.launches);
+  m.failed_launches = static_cast<std::size_t>(outcome.failed_launches);
+}
 
-  // The report is computed from the files, exactly as `dlcbench report` does.
+// How a resumed session went, and the run over every session: launches
+// recorded, and failures no later launch made good.
+void record_resumed_session(Session& session, const ScheduleResult& outcome, const fs::path& results_file) {
+  const Plan& plan = session.plan;
+  Manifest& m = session.manifest;
+  const auto content = read_results(results_file);
+  const int rounds = session.scheduled.runs;
+  const ResumeState after =
+      find_missing_launches(plan, round_orders(plan.environments.size(), rounds, plan.seed), content.records);
+  m.launches = static_cast<std::size_t>(std::count_if(content.records.begin(), content.records.end(),
+                                                      [](const nlohmann::json& r) {
+                                                        return r.value("type", "") == "launch";
+                                                      }));
+  m.failed_launches = after.failed.size();
+  m.rounds = rounds;
+  m.round_orders = round_orders(plan.environments.size(), std::max(rounds, plan.runs), plan.seed);
+  m.status = outcome.interrupted   ? RunStatus::interrupted
+             : after.failed.empty() ? RunStatus::completed
+                                    : RunStatus::completed_with_failures;
+  ResumedSession& entry = session.this_resume();
+  entry.launches = static_cast<std::size_t>(outcome.launches);
+  entry.failed_launches = static_cast<std::size_t>(outcome.failed_launches);
+  entry.ended_at = m.ended_at;
+}
+
+// The report, computed from the files exactly as `dlcbench report` does,
+// and the run's exit code.
+int report_run(const Session& session, const ScheduleResult& outcome, bool any_unavailable) {
+  const fs::path& dir = session.dir;
   const auto content = read_results(dir / "results.jsonl");
-  const Analysis analysis = analyze(read_json_file(manifest_file), content.records);
+  const Analysis analysis = analyze(read_plan_of_run(read_manifest(session.manifest_file())), content.records);
   std::cout << render_console(analysis);
   std::cout << fmt::format("\nresults: {}\n", dir.string());
-
   if (outcome.interrupted) {
     std::cerr << "interrupted: the samples measured so far are in " << (dir / "results.jsonl").string()
               << "; the manifest records the run as interrupted; `dlcbench run --resume " << dir.string()
@@ -473,8 +470,39 @@ int measure(Session& session, ResultsWriter& results) {
   return (any_unavailable || outcome.failed_launches) ? kExitFailure : kExitOk;
 }
 
-int run(const RunOptions& o, const std::vector<std::string>& command_line) {
-  PlanRequest request;
+// Prepares the environments, checks like for like, measures and reports:
+// what every session of a run does once its manifest and results file exist.
+int measure(Session& session, ResultsWriter& results) {
+  PreparedEnvironments prepared;
+  const bool any_unavailable = prepare_environments(session, prepared, results);
+
+  ScheduleOptions options;
+  options.run_id = session.manifest.run_id;
+  options.worker_env = session.worker_env;
+  options.cancel = &g_interrupted;
+  options.already_measured = session.already_measured;
+  ProgressLine progress;
+  options.log = [&](const std::string& line) { progress.log(line); };
+  options.progress = [&](const Progress& p) { progress.show(p); };
+  if (!g_interrupted)
+    if (const auto stopped = check_like_for_like(session, prepared.list, results, options)) return *stopped;
+
+  ScheduleResult outcome;
+  if (!g_interrupted) outcome = run_schedule(session.scheduled, prepared.list, results, options);
+  progress.clear();
+  outcome.interrupted = outcome.interrupted || g_interrupted;
+  results.sync();
+
+  session.manifest.ended_at = now_iso();
+  if (session.resuming) record_resumed_session(session, outcome, results.path());
+  else record_first_session(session, outcome);
+  session.save();
+  return report_run(session, outcome, any_unavailable);
+}
+
+// The workload items of --workloads, or of --suite: a suite runs the
+// external tools that are installed and says which are not.
+std::vector<std::string> workload_items(const RunOptions& o) {
   auto suite = suites().find(o.suite);
   if (suite == suites().end()) {
     std::vector<std::string> names;
@@ -483,32 +511,30 @@ int run(const RunOptions& o, const std::vector<std::string>& command_line) {
   }
   if (!o.workloads.empty() && o.suite != "default")
     throw UsageError("--suite and --workloads both name workloads: give one of them");
-  request.workloads = split_workload_list(o.workloads.empty() ? suite->second : o.workloads);
-  if (o.workloads.empty()) {
-    // A suite runs the external tools that are installed and says which are not.
-    std::erase_if(request.workloads, [](const std::string& item) {
-      if (!external_tool_missing(item)) return false;
-      std::cerr << "warning: " << tool_missing_message(*find_external_tool(item.substr(0, item.find_first_of("/:"))))
-                << "\n";
-      return true;
-    });
-  }
-  request.io_targets = split_list(o.paths);
-  request.devices = split_list(o.device);
-  for (const auto& device : request.devices)
-    if (device != "cpu" && device != "gpu")
-      throw UsageError(fmt::format("--device {}: valid devices are cpu and gpu (or both: cpu,gpu)", device));
-  const bool gpu_asked = std::find(request.devices.begin(), request.devices.end(), "gpu") != request.devices.end();
-  const bool cpu_asked = std::find(request.devices.begin(), request.devices.end(), "cpu") != request.devices.end();
-  // Unless named, the back ends are LibTorch on the CPU and cuda on the GPU.
-  const std::string backends = !o.backends.empty() ? o.backends : gpu_asked ? (cpu_asked ? "torch,cuda" : "cuda") : "torch";
-  // A back end this build lacks, or one without any of the devices asked
-  // for, is left out, saying why; the run goes on with the others.
+  if (!o.workloads.empty()) return split_workload_list(o.workloads);
+  std::vector<std::string> items = split_workload_list(suite->second);
+  std::erase_if(items, [](const std::string& item) {
+    if (!external_tool_missing(item)) return false;
+    std::cerr << "warning: " << tool_missing_message(*find_external_tool(item.substr(0, item.find_first_of("/:"))))
+              << "\n";
+    return true;
+  });
+  return items;
+}
+
+// Unless named, the back ends are LibTorch on the CPU and cuda on the GPU.
+// One this build lacks, or one without any of the devices asked for, is
+// left out, saying why; the run goes on with the others.
+std::vector<std::string> usable_backends(const RunOptions& o, const std::vector<std::string>& devices) {
+  const bool gpu_asked = std::find(devices.begin(), devices.end(), "gpu") != devices.end();
+  const bool cpu_asked = std::find(devices.begin(), devices.end(), "cpu") != devices.end();
+  const std::string backends =
+      !o.backends.empty() ? o.backends : gpu_asked ? (cpu_asked ? "torch,cuda" : "cuda") : "torch";
+  std::vector<std::string> usable;
   for (const auto& backend : split_list(backends)) {
     std::string why = backend_unavailable(backend);
     const BackendInfo* info = find_backend(backend);
-    if (why.empty() && info &&
-        std::none_of(request.devices.begin(), request.devices.end(), [&](const std::string& d) {
+    if (why.empty() && info && std::none_of(devices.begin(), devices.end(), [&](const std::string& d) {
           return std::find(info->devices.begin(), info->devices.end(), d) != info->devices.end();
         }))
       why = fmt::format("it does not run on --device {} (devices: {})", o.device, fmt::join(info->devices, ", "));
@@ -516,11 +542,23 @@ int run(const RunOptions& o, const std::vector<std::string>& command_line) {
       std::cerr << "warning: leaving out --backends " << backend << ": " << why << "\n";
       continue;
     }
-    request.backends.push_back(backend);
+    usable.push_back(backend);
   }
-  if (request.backends.empty() && !split_list(backends).empty())
+  if (usable.empty() && !split_list(backends).empty())
     throw UsageError(fmt::format("none of --backends {} can run here on --device {}: see the warnings above",
                                  backends, o.device));
+  return usable;
+}
+
+PlanRequest plan_request(const RunOptions& o) {
+  PlanRequest request;
+  request.workloads = workload_items(o);
+  request.io_targets = split_list(o.paths);
+  request.devices = split_list(o.device);
+  for (const auto& device : request.devices)
+    if (device != "cpu" && device != "gpu")
+      throw UsageError(fmt::format("--device {}: valid devices are cpu and gpu (or both: cpu,gpu)", device));
+  request.backends = usable_backends(o, request.devices);
   for (const auto& b : split_list(o.batches)) {
     try {
       request.batches.push_back(std::stoi(b));
@@ -538,21 +576,12 @@ int run(const RunOptions& o, const std::vector<std::string>& command_line) {
                              "--threads out to use {}\n",
                              request.threads, cpus, cpus == 1 ? "" : "s", cpus);
   request.input = o.input;
-
   request.starts = o.starts;
+  return request;
+}
 
-  Plan plan;
-  plan.cases = expand_cases(request);
-  const bool discovered = o.envs.empty();
-  plan.environments = parse_environment_list(discovered ? fmt::format("{}", fmt::join(default_environments(), ","))
-                                                        : o.envs);
-  std::vector<std::string> env_names;
-  for (auto& r : plan.environments) {
-    if ((r.name == "docker" || r.name == "podman") && !o.image.empty() && !r.options.count("image"))
-      r.options["image"] = o.image;
-    env_names.push_back(r.text);
-  }
-  plan.allow_mismatch = o.allow_mismatch;
+// --runs, --until-cv and --max-runs.
+void set_repetition(const RunOptions& o, Plan& plan) {
   plan.runs = o.runs;
   if (!o.until_cv.empty()) {
     plan.until_cv = parse_cv_target(o.until_cv);
@@ -563,6 +592,21 @@ int run(const RunOptions& o, const std::vector<std::string>& command_line) {
   } else if (o.max_runs > 0) {
     throw UsageError("--max-runs limits --until-cv; give --until-cv too, or use --runs for a fixed count");
   }
+}
+
+Plan make_plan(const RunOptions& o, const PlanRequest& request) {
+  Plan plan;
+  plan.cases = expand_cases(request);
+  plan.environments = parse_environment_list(
+      o.envs.empty() ? fmt::format("{}", fmt::join(default_environments(), ",")) : o.envs);
+  std::vector<std::string> env_names;
+  for (auto& r : plan.environments) {
+    if ((r.name == "docker" || r.name == "podman") && !o.image.empty() && !r.options.count("image"))
+      r.options["image"] = o.image;
+    env_names.push_back(r.text);
+  }
+  plan.allow_mismatch = o.allow_mismatch;
+  set_repetition(o, plan);
   plan.seed = o.seed ? *o.seed : std::random_device{}();
   plan.data = o.data == kSyntheticData ? o.data : fs::absolute(o.data).string();
   plan.case_timeout_seconds = o.case_timeout;
@@ -573,9 +617,42 @@ int run(const RunOptions& o, const std::vector<std::string>& command_line) {
                                  fmt::join(env_names, ",")));
   if (request.input == "disk" && plan.data == kSyntheticData)
     throw UsageError("--input disk reads batches from the data set's files; synthetic data has none: pass --data");
+  return plan;
+}
+
+// Identical settings for every worker, wherever it runs.
+std::vector<std::pair<std::string, std::string>> worker_environment(int threads) {
+  std::vector<std::pair<std::string, std::string>> env;
+  for (const char* v : {"OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"})
+    env.emplace_back(v, std::to_string(threads));
+  if (const char* core = std::getenv("OPENBLAS_CORETYPE"); core && *core) env.emplace_back("OPENBLAS_CORETYPE", core);
+  // The host worker inherits them; a container only sees what it is given.
+  for (const char* v : kCudaVariables)
+    if (const char* value = std::getenv(v); value && *value) env.emplace_back(v, value);
+  return env;
+}
+
+// The manifest of a new run, as it stands before anything is prepared.
+Manifest new_manifest(const Session& session, const std::string& run_id, const std::vector<std::string>& command_line) {
+  const Plan& plan = session.plan;
+  Manifest m;
+  m.run_id = run_id;
+  m.command_line = command_line;
+  m.dlcbench_version = DLCBENCH_VERSION;
+  m.plan = plan;
+  m.round_orders = round_orders(plan.environments.size(), plan.runs, plan.seed);  // more if added
+  for (const auto& [k, v] : session.worker_env) m.worker_env[k] = v;
+  m.orchestrator = environment_fingerprint();
+  m.started_at = now_iso();
+  m.status = RunStatus::running;
+  return m;
+}
+
+int run(const RunOptions& o, const std::vector<std::string>& command_line) {
+  const PlanRequest request = plan_request(o);
+  const Plan plan = make_plan(o, request);
   check_data(plan);
   check_blas(plan);
-
   if (o.dry_run) {
     print_plan(plan);
     return kExitOk;
@@ -583,33 +660,11 @@ int run(const RunOptions& o, const std::vector<std::string>& command_line) {
 
   std::string run_id;
   const fs::path dir = create_run_folder(o.out, run_id);
-  Session session{plan, plan, dir, run_id, {}, {}, discovered, o.keep_images, {}, {}, false};
+  Session session{plan, plan, dir, worker_environment(request.threads), {}, o.envs.empty(), o.keep_images, {}, {},
+                  false};
   const RunFolderLock lock(dir);  // a `--resume` of this folder waits for the run to end
-
-  // Identical settings for every worker, wherever it runs.
-  const auto threads = std::to_string(request.threads);
-  for (const char* v : {"OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"})
-    session.worker_env.emplace_back(v, threads);
-  if (const char* core = std::getenv("OPENBLAS_CORETYPE"); core && *core)
-    session.worker_env.emplace_back("OPENBLAS_CORETYPE", core);
-  // The host worker inherits them; a container only sees what it is given.
-  for (const char* v : kCudaVariables)
-    if (const char* value = std::getenv(v); value && *value) session.worker_env.emplace_back(v, value);
-
-  nlohmann::json& manifest = session.manifest;
-  manifest["schema_version"] = 1;
-  manifest["run_id"] = run_id;
-  manifest["command_line"] = command_line;
-  manifest["dlcbench_version"] = DLCBENCH_VERSION;
-  manifest["plan"] = plan;
-  manifest["round_orders"] = round_orders(plan.environments.size(), plan.runs, plan.seed);  // more if added
-  manifest["worker_env"] = nlohmann::json::object();
-  for (const auto& [k, v] : session.worker_env) manifest["worker_env"][k] = v;
-  manifest["orchestrator"] = environment_fingerprint();
-  manifest["started_at"] = now_iso();
-  manifest["status"] = "running";
-  manifest["environments"] = nlohmann::json::object();
-  write_json_atomically(dir / "manifest.json", manifest);
+  session.manifest = new_manifest(session, run_id, command_line);
+  session.save();
 
   ResultsWriter results(dir / "results.jsonl");
   std::cerr << fmt::format("dlcbench run {}: {} x {} x {}, {}; writing {}\n", run_id,
@@ -627,86 +682,51 @@ bool allowed_with_resume(const std::string& flag) {
   return flag == "--resume" || flag == "--keep-images" || flag == "--help";
 }
 
-// `dlcbench run --resume DIR`: measures the launches of DIR's run that have
-// no successful launch record, with the recorded plan, into the same files.
-int resume_run(const RunOptions& o) {
-  const fs::path dir = o.resume;
-  const fs::path manifest_file = dir / "manifest.json";
-  const fs::path results_file = dir / "results.jsonl";
-  for (const auto& file : {manifest_file, results_file})
-    if (!fs::is_regular_file(file))
-      throw UsageError(fmt::format("--resume {}: there is no {} there; give the folder of a run, "
-                                   "results/<run-id>, as `dlcbench run` printed it",
-                                   dir.string(), file.filename().string()));
-  const RunFolderLock lock(dir);
-  nlohmann::json manifest;
+// The manifest of the run in `dir`, if this binary may continue it.
+Manifest manifest_to_resume(const fs::path& dir) {
+  Manifest manifest;
   try {
-    manifest = read_json_file(manifest_file);
+    manifest = read_manifest(dir / "manifest.json");
   } catch (const std::exception& e) {
     throw UsageError(fmt::format("--resume {}: {}", dir.string(), e.what()));
   }
-  if (!manifest.is_object() || !manifest.contains("run_id") || !manifest.contains("plan"))
+  if (manifest.run_id.empty() || manifest.plan.empty())
     throw UsageError(fmt::format("--resume {}: manifest.json is not a dlcbench run's manifest (no run id or plan)",
-                                 dir.string()));
-  if (manifest.value("schema_version", 1) > kManifestSchemaVersion)
-    throw UsageError(fmt::format("--resume {}: the manifest was written by a newer dlcbench; resume it with that one",
                                  dir.string()));
   if (const std::string why = binary_difference(manifest, self_executable_sha256()); !why.empty())
     throw UsageError(fmt::format("cannot resume {}: {}", dir.string(), why));
-  Plan plan;
-  try {
-    plan = plan_from_json(manifest["plan"]);
-  } catch (const std::runtime_error& e) {
-    throw UsageError(fmt::format("cannot resume {}: {}; start a new run", dir.string(), e.what()));
-  }
-  const std::string run_id = manifest["run_id"].get<std::string>();
+  return manifest;
+}
 
-  const auto records = read_results(results_file).records;
-  const int rounds = recorded_rounds(plan, records);
-  const auto orders = round_orders(plan.environments.size(), rounds, plan.seed);
-  // The orders are derived from the seed; recorded ones that differ would
-  // mean a dlcbench that shuffles differently wrote this run.
-  if (manifest.contains("round_orders")) {
-    const auto& recorded = manifest["round_orders"];
-    for (std::size_t r = 0; r < std::min(recorded.size(), orders.size()); ++r)
-      if (recorded[r] != nlohmann::json(orders[r]))
-        throw UsageError(fmt::format("cannot resume {}: the environment order recorded for round {} differs from the "
-                                     "one this dlcbench derives from the seed; start a new run",
-                                     dir.string(), r + 1));
-  }
-  const ResumeState state = find_missing_launches(plan, orders, records);
-  if (state.missing.empty()) {
-    std::cerr << fmt::format("run {}: every launch of its {} was measured; nothing to resume\n", run_id,
-                             counted(static_cast<std::size_t>(rounds), "round", "rounds"));
-    if (manifest.value("status", "") != "completed") {
-      // Killed after its last launch: only the manifest did not say so.
-      manifest["status"] = "completed";
-      if (!manifest.contains("ended_at")) manifest["ended_at"] = now_iso();
-      write_json_atomically(manifest_file, manifest);
-    }
-    return kExitOk;
-  }
-  check_data(plan);
+// The orders are derived from the seed; recorded ones that differ would
+// mean a dlcbench that shuffles differently wrote this run.
+void check_round_orders(const fs::path& dir, const Manifest& manifest,
+                        const std::vector<std::vector<std::size_t>>& orders) {
+  const auto& recorded = manifest.round_orders;
+  for (std::size_t r = 0; r < std::min(recorded.size(), orders.size()); ++r)
+    if (recorded[r] != orders[r])
+      throw UsageError(fmt::format("cannot resume {}: the environment order recorded for round {} differs from the "
+                                   "one this dlcbench derives from the seed; start a new run",
+                                   dir.string(), r + 1));
+}
 
-  Session session{plan, plan, dir, run_id, {}, manifest, true, o.keep_images, state.measured, {}, true};
+// The session that measures what `state` found missing, as the earlier
+// sessions did: their worker settings, discovery and images.
+Session resume_session(const RunOptions& o, const Plan& plan, Manifest manifest, const ResumeState& state) {
+  Session session{plan, plan, o.resume, {}, std::move(manifest), true, o.keep_images, state.measured, {}, true};
+  const Manifest& m = session.manifest;
   // The rounds the earlier sessions reached, and no more: resuming adds none.
-  session.scheduled.runs = rounds;
+  session.scheduled.runs = state.rounds;
   session.scheduled.until_cv = 0;
   // The settings every worker got in the earlier sessions, whatever this shell has now.
-  if (manifest.contains("worker_env") && manifest["worker_env"].is_object())
-    for (const auto& [k, v] : manifest["worker_env"].items())
-      if (v.is_string()) session.worker_env.emplace_back(k, v.get<std::string>());
+  for (const auto& [k, v] : m.worker_env) session.worker_env.emplace_back(k, v);
   // Environments found by discovery (no --envs) that cannot run are only noted.
-  const nlohmann::json command_line =
-      manifest.contains("command_line") ? manifest["command_line"] : nlohmann::json::array();
-  session.discovered = std::none_of(command_line.begin(), command_line.end(), [](const nlohmann::json& arg) {
-    return arg.is_string() && arg.get<std::string>().rfind("--envs", 0) == 0;
-  });
+  session.discovered = std::none_of(m.command_line.begin(), m.command_line.end(),
+                                    [](const std::string& arg) { return arg.rfind("--envs", 0) == 0; });
   for (auto& env : session.plan.environments) {
-    const nlohmann::json recorded =
-        manifest.contains("environments") ? manifest["environments"] : nlohmann::json::object();
-    const auto found = recorded.find(env.text);
-    const nlohmann::json described = found != recorded.end() && found->is_object() ? *found : nlohmann::json::object();
+    const auto found = m.environments.find(env.text);
+    const nlohmann::json described =
+        found != m.environments.end() && found->second.is_object() ? found->second : nlohmann::json::object();
     // --image reached the engines as an option the label does not show.
     if (described.contains("image") && !described.value("image_built_by_dlcbench", true) && !env.options.count("image"))
       env.options["image"] = described["image"].get<std::string>();
@@ -714,28 +734,67 @@ int resume_run(const RunOptions& o) {
       session.adopt_images.insert(env.text);
   }
   session.scheduled.environments = session.plan.environments;
+  return session;
+}
 
-  if (manifest.value("status", "") == "running") manifest["status"] = "interrupted";  // killed: nothing runs it now
-  nlohmann::json entry = {{"at", now_iso()},
-                          {"missing_launches", state.missing.size()},
-                          {"cut_off_launches", state.cut_off.size()},
-                          {"failed_launches", state.failed.size()},
-                          {"rounds", rounds},
-                          {"command_line", invocation()}};
-  session.manifest = manifest;
-  session.manifest["resumed"].push_back(entry);
-  write_json_atomically(manifest_file, session.manifest);
+// `dlcbench run --resume DIR`: measures the launches of DIR's run that have
+// no successful launch record, with the recorded plan, into the same files.
+int resume_run(const RunOptions& o) {
+  const fs::path dir = o.resume;
+  for (const auto& file : {dir / "manifest.json", dir / "results.jsonl"})
+    if (!fs::is_regular_file(file))
+      throw UsageError(fmt::format("--resume {}: there is no {} there; give the folder of a run, "
+                                   "results/<run-id>, as `dlcbench run` printed it",
+                                   dir.string(), file.filename().string()));
+  const RunFolderLock lock(dir);
+  Manifest manifest = manifest_to_resume(dir);
+  Plan plan;
+  try {
+    plan = plan_from_json(manifest.plan);
+  } catch (const std::runtime_error& e) {
+    throw UsageError(fmt::format("cannot resume {}: {}; start a new run", dir.string(), e.what()));
+  }
+  const auto records = read_results(dir / "results.jsonl").records;
+  const int rounds = recorded_rounds(plan, records);
+  const auto orders = round_orders(plan.environments.size(), rounds, plan.seed);
+  check_round_orders(dir, manifest, orders);
+  ResumeState state = find_missing_launches(plan, orders, records);
+  state.rounds = rounds;
+  if (state.missing.empty()) {
+    std::cerr << fmt::format("run {}: every launch of its {} was measured; nothing to resume\n", manifest.run_id,
+                             counted(static_cast<std::size_t>(rounds), "round", "rounds"));
+    if (manifest.status != RunStatus::completed) {
+      // Killed after its last launch: only the manifest did not say so.
+      manifest.status = RunStatus::completed;
+      if (manifest.ended_at.empty()) manifest.ended_at = now_iso();
+      write_manifest(dir / "manifest.json", manifest);
+    }
+    return kExitOk;
+  }
+  check_data(plan);
 
-  ResultsWriter results(results_file);
+  if (manifest.status == RunStatus::running) manifest.status = RunStatus::interrupted;  // killed: nothing runs it now
+  ResumedSession entry;
+  entry.at = now_iso();
+  entry.command_line = invocation();
+  entry.missing_launches = state.missing.size();
+  entry.cut_off_launches = state.cut_off.size();
+  entry.failed_launches = state.failed.size();
+  entry.rounds = rounds;
+  manifest.resumed.push_back(entry);
+  Session session = resume_session(o, plan, std::move(manifest), state);
+  session.save();
+
+  ResultsWriter results(dir / "results.jsonl");
   // Before any line of this session: ends every launch the earlier one left unfinished (see analysis.cpp).
   results.append({{"type", "resume"},
-                  {"at", entry["at"]},
+                  {"at", entry.at},
                   {"missing_launches", state.missing.size()},
                   {"cut_off_launches", state.cut_off.size()}});
   results.sync();
   std::cerr << fmt::format("dlcbench run --resume {}: {} of {} left to measure ({} cut off, {} failed before) in "
                            "{}; appending to {}\n",
-                           run_id, state.missing.size(),
+                           session.manifest.run_id, state.missing.size(),
                            counted(state.missing.size() + state.measured.size(), "launch", "launches"),
                            state.cut_off.size(), state.failed.size(),
                            counted(static_cast<std::size_t>(rounds), "round", "rounds"), dir.string());
@@ -744,10 +803,11 @@ int resume_run(const RunOptions& o) {
 
 }  // namespace
 
-void add_run_command(CLI::App& app, int& exit_code) {
-  auto o = std::make_shared<RunOptions>();
-  auto* cmd = app.add_subcommand("run", "Measure workloads on the host and in container runtimes, and compare");
-  cmd->add_option("--workloads", o->workloads,
+namespace {
+
+// What is measured: workloads, back ends, devices, environments, batches.
+void add_what_options(CLI::App* cmd, RunOptions& o) {
+  cmd->add_option("--workloads", o.workloads,
                   "Comma-separated workloads (see `dlcbench list`); micro-benchmarks take a variant and options, "
                   "e.g. gemm/sgemm:n=2048,io-seq:size=1g,block=4m")
       ->check(not_empty("workloads, e.g. fcn5,startup (see `dlcbench list`)") & checked_by([](const std::string& text) {
@@ -756,85 +816,103 @@ void add_run_command(CLI::App& app, int& exit_code) {
                   if (find_micro_workload(item.substr(0, item.find_first_of("/:")))) parse_micro_request(item);
                 }
               }));
-  cmd->add_option("--suite", o->suite, "Named workloads: default (fcn5,startup), micro (the CPU, memory and disk "
+  cmd->add_option("--suite", o.suite, "Named workloads: default (fcn5,startup), micro (the CPU, memory and disk "
                                        "micro-benchmarks), paper (all of them and the four networks) or tools (dd, fio, ioping "
                                        "and hpcc next to dlcbench's own, those installed)")
       ->capture_default_str();
-  cmd->add_option("--path", o->paths,
+  cmd->add_option("--path", o.paths,
                   "Where io-seq and io-lat write, comma-separated: rootfs (the environment's own root file system), "
                   "tmpfs (a tmpfs mounted for the worker) or host folders (bind-mounted read-write in containers)")
       ->check(not_empty("rootfs, tmpfs or a folder"))
       ->capture_default_str();
-  cmd->add_option("--backends", o->backends,
+  cmd->add_option("--backends", o.backends,
                   "Comma-separated back ends (default: torch; cuda when --device names gpu)")
       ->check(not_empty("back ends, e.g. torch,onednn (see `dlcbench list`)") & checked_by([](const std::string& text) {
                 for (const auto& backend : split_list(text)) validate_backend_name(backend);
               }));
-  cmd->add_option("--device", o->device, "cpu, gpu, or both (cpu,gpu): each back end runs on those it supports")
+  cmd->add_option("--device", o.device, "cpu, gpu, or both (cpu,gpu): each back end runs on those it supports")
       ->check(not_empty("cpu, gpu or cpu,gpu"))
       ->capture_default_str();
-  cmd->add_option("--envs", o->envs,
+  cmd->add_option("--envs", o.envs,
                   "Comma-separated environments with options, e.g. host,docker,docker:cpus=1,runc (default: host and "
                   "every runtime installed; see `dlcbench doctor` and `dlcbench list`)")
       ->check(not_empty("environments, e.g. host,docker (see `dlcbench doctor`)") & checked_by([](const std::string& text) {
                 for (const auto& r : parse_environment_list(text))
                   check_options_fit_machine(r.name, parse_container_options(r.name, r.options));
               }));
-  cmd->add_option("--batch", o->batches, "Batch size, or a comma-separated sweep such as 64,128,256 (default: per workload)")
+  cmd->add_option("--batch", o.batches, "Batch size, or a comma-separated sweep such as 64,128,256 (default: per workload)")
       ->check(whole_numbers_in(1, kMaxBatch));
-  cmd->add_option("--input", o->input, "memory: batches from memory; disk: each step reads its batch from the data files (timed)")
+  cmd->add_option("--input", o.input, "memory: batches from memory; disk: each step reads its batch from the data files (timed)")
       ->check(CLI::IsMember({"memory", "disk"}))
       ->capture_default_str();
-  cmd->add_option("--runs", o->runs, "Rounds: launches of each case in each environment")
+}
+
+// How often and how long: rounds, batches per launch, threads, data, where results go.
+void add_repetition_options(CLI::App* cmd, RunOptions& o) {
+  cmd->add_option("--runs", o.runs, "Rounds: launches of each case in each environment")
       ->check(whole_number_in(1, kMaxRuns))
       ->capture_default_str();
-  cmd->add_option("--warmup", o->warmup,
+  cmd->add_option("--warmup", o.warmup,
                   "Warm-up batches (operations) per launch, reported apart (default: training 5, micro-benchmarks "
                   "their own, see `dlcbench list`)")
       ->check(whole_number_in(0, kMaxIters));
-  cmd->add_option("--iters", o->iters,
+  cmd->add_option("--iters", o.iters,
                   "Measured batches (operations) per launch (default: training 20, micro-benchmarks their own)")
       ->check(whole_number_in(1, kMaxIters));
-  cmd->add_option("--threads", o->threads,
+  cmd->add_option("--threads", o.threads,
                   "Compute threads in every environment (default: CPUs available; more than that is measured, with a "
                   "warning)")
       ->check(whole_number_in(1, kMaxThreads));
-  cmd->add_option("--data", o->data, "Data folder, or `synthetic`")
+  cmd->add_option("--data", o.data, "Data folder, or `synthetic`")
       ->check(not_empty("a data folder (see `dlcbench data fetch`) or synthetic"))
       ->capture_default_str();
-  cmd->add_option("--out", o->out, "Folder for results/<run-id>/")
+  cmd->add_option("--out", o.out, "Folder for results/<run-id>/")
       ->check(not_empty("a folder to write results in"))
       ->capture_default_str();
-  cmd->add_option("--image", o->image,
+  cmd->add_option("--image", o.image,
                   "Image for docker and podman instead of building one (must hold /opt/dlcbench/bin/dlcbench)")
       ->check(not_empty("an image name"));
-  cmd->add_option("--baseline", o->baseline, "Environment the others are compared with")
+  cmd->add_option("--baseline", o.baseline, "Environment the others are compared with")
       ->check(not_empty("one of the environments in --envs"))
       ->capture_default_str();
-  cmd->add_option("--seed", o->seed, "Seed of the environment order per round (default: random, recorded)")
+}
+
+// Order, limits, adaptive rounds, images, mismatches, dry run and resume.
+void add_control_options(CLI::App* cmd, RunOptions& o) {
+  cmd->add_option("--seed", o.seed, "Seed of the environment order per round (default: random, recorded)")
       ->check(whole_number_in(0, std::numeric_limits<long>::max()));
-  cmd->add_option("--case-timeout", o->case_timeout, "Seconds before a launch is stopped as hung")
+  cmd->add_option("--case-timeout", o.case_timeout, "Seconds before a launch is stopped as hung")
       ->check(seconds_up_to(kMaxCaseTimeoutSeconds))
       ->capture_default_str();
-  cmd->add_option("--starts", o->starts, "Timed starts per round of the startup workload (each round reports their median)")
+  cmd->add_option("--starts", o.starts, "Timed starts per round of the startup workload (each round reports their median)")
       ->check(whole_number_in(1, kMaxStarts))
       ->capture_default_str();
-  cmd->add_option("--until-cv", o->until_cv,
+  cmd->add_option("--until-cv", o.until_cv,
                   "Add rounds after --runs while a case's coefficient of variation over runs is above this, e.g. 2%")
       ->check(not_empty("a coefficient of variation such as 2% or 0.02"));
-  cmd->add_option("--max-runs", o->max_runs, "Most rounds --until-cv may reach (default: 3 x --runs)")
+  cmd->add_option("--max-runs", o.max_runs, "Most rounds --until-cv may reach (default: 3 x --runs)")
       ->check(whole_number_in(2, kMaxRuns));
-  cmd->add_flag("--keep-images", o->keep_images,
+  cmd->add_flag("--keep-images", o.keep_images,
                 "Keep the worker images dlcbench imports into docker and podman (reused by later runs of this binary)");
-  cmd->add_flag("--allow-mismatch", o->allow_mismatch,
+  cmd->add_flag("--allow-mismatch", o.allow_mismatch,
                 "Measure and compare even when environments differ in ways nobody asked for (the report marks it)");
-  cmd->add_flag("--dry-run", o->dry_run,
+  cmd->add_flag("--dry-run", o.dry_run,
                 "Check every option, the data and the BLAS kernel, print the plan and exit: nothing is launched or "
                 "written");
-  cmd->add_option("--resume", o->resume,
+  cmd->add_option("--resume", o.resume,
                   "Continue the run in this folder (results/<run-id>): measure only the launches it lacks, with its "
                   "recorded plan, and append to its files; give no other option but --keep-images")
       ->check(not_empty("a run folder, results/<run-id>"));
+}
+
+}  // namespace
+
+void add_run_command(CLI::App& app, int& exit_code) {
+  auto o = std::make_shared<RunOptions>();
+  auto* cmd = app.add_subcommand("run", "Measure workloads on the host and in container runtimes, and compare");
+  add_what_options(cmd, *o);
+  add_repetition_options(cmd, *o);
+  add_control_options(cmd, *o);
   cmd->callback([o, cmd, &exit_code] {
     stop_on_signals();
     try {

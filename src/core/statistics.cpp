@@ -203,6 +203,25 @@ std::vector<std::size_t> outlier_indices(std::span<const double> xs, double thre
   return out;
 }
 
+BoxPlot box_plot(std::span<const double> xs, std::span<const std::size_t> outliers) {
+  std::vector<double> finite;
+  for (double x : xs)
+    if (std::isfinite(x)) finite.push_back(x);
+  BoxPlot b{kNaN, kNaN, kNaN, kNaN, kNaN};
+  if (finite.empty()) return b;
+  b.q1 = percentile(finite, 0.25);
+  b.median = percentile(finite, 0.5);
+  b.q3 = percentile(finite, 0.75);
+  b.whisker_low = b.q1;
+  b.whisker_high = b.q3;
+  for (std::size_t i = 0; i < xs.size(); ++i) {
+    if (!std::isfinite(xs[i]) || std::find(outliers.begin(), outliers.end(), i) != outliers.end()) continue;
+    b.whisker_low = std::min(b.whisker_low, xs[i]);
+    b.whisker_high = std::max(b.whisker_high, xs[i]);
+  }
+  return b;
+}
+
 namespace {
 // Number of orderings of n_a a's and n_b b's in which U_a = u, for u in
 // [0, n_a n_b]. The largest value is either an a, which beats all n_b b's,

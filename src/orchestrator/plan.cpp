@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "core/errors.h"
+#include "runtimes/container_options.h"
 #include "workloads/micro/micro_workloads.h"
 #include "workloads/registry.h"
 
@@ -148,6 +149,30 @@ void to_json(nlohmann::json& j, const Plan& p) {
   j["case_timeout_seconds"] = p.case_timeout_seconds;
   j["baseline"] = p.baseline;
   j["allow_mismatch"] = p.allow_mismatch;
+  // Written at plan time, so the analysis needs no knowledge of the runtimes'
+  // options to tell a difference asked for from one nobody asked for.
+  std::vector<std::string> labels;
+  for (const auto& e : p.environments) labels.push_back(e.text);
+  j["requested_fields"] = requested_fields_of(labels);
+}
+
+RequestedFields requested_fields_of(const std::vector<std::string>& labels) {
+  RequestedFields fields;
+  for (const auto& label : labels) {
+    try {
+      fields[label] = fields_changed_by(parse_environment_request(label).options);
+    } catch (const std::exception&) {
+      // A label this version no longer parses: nothing counts as asked for.
+      fields[label] = {};
+    }
+  }
+  return fields;
+}
+
+ManifestPlan read_plan_of_run(const Manifest& manifest) {
+  ManifestPlan plan = read_manifest_plan(manifest);
+  if (!plan.requested_fields_recorded) plan.requested_fields = requested_fields_of(plan.environments);
+  return plan;
 }
 
 Plan plan_from_json(const nlohmann::json& j) {

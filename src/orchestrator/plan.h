@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "analysis/run_records.h"
 #include "core/case_spec.h"
 #include "runtimes/environment.h"
 
@@ -73,6 +74,14 @@ std::vector<std::vector<std::size_t>> round_orders(std::size_t environments, int
                                                    std::uint64_t seed);
 
 void to_json(nlohmann::json& j, const Plan& p);
+
+// The fingerprint fields each environment's options are meant to change
+// (runtimes/container_options.h: fields_changed_by), by label.
+RequestedFields requested_fields_of(const std::vector<std::string>& labels);
+// The plan as the analysis reads it from a run's manifest; a manifest
+// written before the plan recorded its requested fields gets them from its
+// labels here.
+ManifestPlan read_plan_of_run(const Manifest& manifest);
 // The plan as a manifest recorded it (`run --resume`). Throws
 // std::runtime_error naming what is missing or no longer valid, e.g. a case
 // whose id this version computes differently (its records would not match).

@@ -74,9 +74,8 @@ ResumeState find_missing_launches(const Plan& plan, const std::vector<std::vecto
   return state;
 }
 
-std::string binary_difference(const nlohmann::json& manifest, const std::string& this_binary_sha256) {
-  const std::string recorded =
-      manifest.value(nlohmann::json::json_pointer("/orchestrator/binary_sha256"), std::string());
+std::string binary_difference(const Manifest& manifest, const std::string& this_binary_sha256) {
+  const std::string recorded = manifest.binary_sha256();
   if (recorded.empty())
     return "the manifest does not record the sha256 of the dlcbench binary that started the run, so this one cannot "
            "be shown to measure the same bits";

@@ -18,6 +18,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/manifest.h"
 #include "orchestrator/plan.h"
 
 namespace dlcbench {
@@ -46,7 +47,7 @@ int recorded_rounds(const Plan& plan, const std::vector<nlohmann::json>& records
 // Why the manifest's run cannot be continued by this binary, or "" when it
 // can: the sha256 of the orchestrator that started it differs from
 // `this_binary_sha256` (a resumed run must measure the same bits).
-std::string binary_difference(const nlohmann::json& manifest, const std::string& this_binary_sha256);
+std::string binary_difference(const Manifest& manifest, const std::string& this_binary_sha256);
 
 // An exclusive lock on the run folder, held while a run (first session or
 // resumed) writes to it, so a second `--resume` cannot append to a run that

@@ -61,16 +61,16 @@ std::string csv_field(const std::string& text) {
   return out;
 }
 
-void write_samples_csv(std::ostream& out, const nlohmann::json& manifest, const std::vector<nlohmann::json>& records) {
+void write_samples_csv(std::ostream& out, const Manifest& manifest, const std::vector<nlohmann::json>& records) {
   const auto& columns = samples_csv_columns();
   for (std::size_t i = 0; i < columns.size(); ++i) out << (i ? "," : "") << columns[i];
   out << "\n";
 
-  const std::string run_id = cell(manifest, "run_id");
+  const std::string& run_id = manifest.run_id;
   std::map<std::string, const nlohmann::json*> cases;
-  const nlohmann::json::json_pointer plan_cases("/plan/cases");
-  if (manifest.is_object() && manifest.contains(plan_cases) && manifest.at(plan_cases).is_array())
-    for (const auto& c : manifest.at(plan_cases))
+  const auto plan_cases = manifest.plan.find("cases");
+  if (plan_cases != manifest.plan.end() && plan_cases->is_array())
+    for (const auto& c : *plan_cases)
       if (c.is_object() && c.contains("id") && c.at("id").is_string()) cases.emplace(c.at("id").get<std::string>(), &c);
   static const nlohmann::json kNoCase = nlohmann::json::object();
 

@@ -2,7 +2,8 @@
 
 #include <cmath>
 
-#include "report/markdown.h"
+#include "report/figures.h"
+#include "report/report_model.h"
 
 namespace dlcbench {
 namespace {
@@ -32,10 +33,21 @@ json summary_json(const Summary& s) {
           {"ci95_high", number(s.ci95_high)}};
 }
 
+// The box plot of the run values, as the HTML report draws it.
+json box_json(const std::vector<double>& values, const std::vector<std::size_t>& outliers) {
+  const BoxPlot b = box_plot(values, outliers);
+  return {{"q1", number(b.q1)},
+          {"median", number(b.median)},
+          {"q3", number(b.q3)},
+          {"whisker_low", number(b.whisker_low)},
+          {"whisker_high", number(b.whisker_high)}};
+}
+
 json env_json(const EnvironmentStats& e) {
   json j;
   j["env"] = e.env;
   j["runs"] = summary_json(e.runs);
+  j["runs_box"] = box_json(e.run_values, e.outlier_runs);
   j["batches"] = summary_json(e.batches);
   j["run_values"] = numbers(e.run_values);
   j["outlier_runs"] = e.outlier_runs;
@@ -71,15 +83,6 @@ json figure_json(const CaseAnalysis& c, const EnvironmentStats& e) {
     j["operations_p99"] = any ? number(figure_of(c, e.p99_seconds)) : json(nullptr);
   }
   return j;
-}
-
-json mismatch_json(const Mismatch& m) {
-  return {{"field", m.field},
-          {"baseline_value", m.baseline_value},
-          {"other_value", m.other_value},
-          {"requested", m.requested},
-          {"blocking", m.blocking},
-          {"fix", m.fix}};
 }
 
 const char* interval_name(RatioInterval kind) {
@@ -132,22 +135,20 @@ json overhead_json(const Overhead& o) {
   j["compared"] = o.compared;
   j["mismatch_allowed"] = o.mismatch_allowed;
   j["mismatches"] = json::array();
-  for (const auto& m : o.mismatches) j["mismatches"].push_back(mismatch_json(m));
+  for (const auto& m : o.mismatches) j["mismatches"].push_back(m);
   return j;
 }
 
-json manifest_field(const json& manifest, const char* key) {
-  if (!manifest.is_object() || !manifest.contains(key)) return nullptr;
-  return manifest.at(key);
-}
+// null for what the manifest does not record.
+json recorded_text(const std::string& text) { return text.empty() ? json(nullptr) : json(text); }
 
 }  // namespace
 
-json analysis_json(const Analysis& analysis, const json& manifest) {
+json analysis_json(const Analysis& analysis, const Manifest& manifest) {
   json j;
   j["schema_version"] = kAnalysisJsonSchemaVersion;
-  j["run_id"] = manifest_field(manifest, "run_id");
-  j["status"] = manifest_field(manifest, "status");
+  j["run_id"] = recorded_text(manifest.run_id);
+  j["status"] = manifest.status == RunStatus::unknown ? json(nullptr) : json(run_status_text(manifest.status));
   j["baseline"] = analysis.baseline;
   j["comparable"] = analysis.comparable;
   j["allow_mismatch"] = analysis.allow_mismatch;
@@ -172,6 +173,9 @@ json analysis_json(const Analysis& analysis, const json& manifest) {
       json ej = env_json(e);
       if (c.micro) {
         ej["figure"] = figure_json(c, e);
+        std::vector<double> figures;
+        for (double v : e.run_values) figures.push_back(figure_of(c, v));
+        ej["figure"]["box"] = box_json(figures, e.outlier_runs);
         ej["p99_seconds"] = e.batch_seconds.empty() ? json(nullptr) : number(e.p99_seconds);
         ej["fs_type"] = e.fs_type.empty() ? json(nullptr) : json(e.fs_type);
         ej["estimated_peak_gflops"] = e.estimated_peak_gflops ? number(*e.estimated_peak_gflops) : json(nullptr);

@@ -10,21 +10,27 @@
 
 namespace dlcbench {
 
-inline constexpr int kAnalysisJsonSchemaVersion = 1;
+// docs/report.schema.json describes it; docs/report-json.md says what changed
+// between versions.
+inline constexpr int kAnalysisJsonSchemaVersion = 2;
 
-// {"schema_version": 1, "run_id", "status", "baseline", "comparable",
+// {"schema_version": 2, "run_id", "status", "baseline", "comparable",
 //  "allow_mismatch", "methods", "notes": [...],
 //  "cases": [{"case", "unit", "workload", "startup", "micro", "run_statistic",
 //             "figure_unit", "figure_is_rate", "work" (null but for
 //             micro-benchmarks; work: flops or bytes of one operation),
 //             "envs": [{"env", "runs": {n, mean, median, stddev, min, max, cv,
-//                       ci95_low, ci95_high}, "batches": {...}, "run_values",
+//                       ci95_low, ci95_high}, "runs_box": {q1, median, q3,
+//                       whisker_low, whisker_high} (the box plot of the run
+//                       values; whiskers reach the furthest run not flagged),
+//                       "batches": {...}, "run_values",
 //                       "batch_seconds", "warmup_seconds", "warmup_count",
 //                       "failed_launches", "failures", "fingerprint",
 //                       "fingerprint_changes", "first_loss", "last_loss",
 //                       "dataset", "in_container",
 //                       micro-benchmarks only: "figure": {unit, n, mean, median,
-//                       min, max, best, worst, ci95_low, ci95_high, and for a
+//                       min, max, best, worst, ci95_low, ci95_high, box (of the
+//                       runs' figures), and for a
 //                       latency operations_mean, operations_p99}, "p99_seconds",
 //                       "fs_type", "estimated_peak_gflops" and "fraction_of_peak"
 //                       (gpu-gemm: the mean figure over its GPU's estimated peak)}],
@@ -41,6 +47,6 @@ inline constexpr int kAnalysisJsonSchemaVersion = 1;
 //                            "mismatch_allowed", "mismatches": [{"field",
 //                            "baseline_value", "other_value", "requested",
 //                            "blocking", "fix"}]}]}]}
-nlohmann::json analysis_json(const Analysis& analysis, const nlohmann::json& manifest);
+nlohmann::json analysis_json(const Analysis& analysis, const Manifest& manifest);
 
 }  // namespace dlcbench

@@ -1,6 +1,8 @@
 // `dlcbench report` and `dlcbench compare` on real and damaged result
 // folders, adaptive repetition, and the same environment measured twice.
+#include <cstdlib>
 #include <fstream>
+#include <iterator>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -98,7 +100,7 @@ TEST(Report, DamagedFoldersGetAClearError) {
   std::ofstream(run / "manifest.json") << manifest.dump();
   auto newer = run_dlcbench({"report", run.string()});
   EXPECT_EQ(newer.exit_code, 2);  // not a run this dlcbench can report: bad input
-  EXPECT_THAT(newer.err, HasSubstr("format version 99, newer than this dlcbench reads (1)"));
+  EXPECT_THAT(newer.err, HasSubstr("format version 99, newer than this dlcbench reads (2)"));
 
   manifest["schema_version"] = 1;
   std::ofstream(run / "manifest.json") << manifest.dump();
@@ -137,6 +139,57 @@ TEST(Report, ResultsLostAfterTheRunAreNamed) {
   EXPECT_EQ(none.exit_code, 1);
   EXPECT_THAT(none.err, HasSubstr("error: nothing measured is left in"));
   EXPECT_THAT(none.out, HasSubstr("everything it measured was lost"));
+}
+
+// A real run kept as a fixture (tests/data/report-fixture: host, docker and
+// runc; fcn5, SGEMM and start-up; three rounds; the host's allocator setting
+// differing, measured with --allow-mismatch), reported in every format and
+// compared byte for byte with the reports kept beside it. A change to any
+// report shows here; DLCBENCH_UPDATE_FIXTURE=1 writes the new reports, for a
+// change that is meant (review the diff).
+TEST(Report, TheFixtureRunReportsAsKeptInEveryFormat) {
+  const std::filesystem::path fixture = std::filesystem::path(DLCBENCH_SOURCE_DIR) / "tests/data/report-fixture";
+  const char* update = std::getenv("DLCBENCH_UPDATE_FIXTURE");
+  for (const auto& [format, file] : std::vector<std::pair<std::string, std::string>>{
+           {"console", "expected/report.txt"}, {"md", "expected/report.md"}, {"csv", "expected/samples.csv"},
+           {"json", "expected/report.json"}}) {
+    const auto r = run_dlcbench({"report", (fixture / "run").string(), "--format", format});
+    EXPECT_EQ(r.exit_code, 0) << format << ": " << r.err;
+    if (update && std::string(update) == "1") {
+      std::ofstream(fixture / file, std::ios::binary) << r.out;
+      continue;
+    }
+    std::ifstream in(fixture / file, std::ios::binary);
+    const std::string kept((std::istreambuf_iterator<char>(in)), {});
+    EXPECT_EQ(r.out, kept) << format << " differs from " << (fixture / file);
+  }
+}
+
+// The JSON report follows its documented schema (docs/report.schema.json),
+// checked by a real JSON Schema validator (Debian's python3-jsonschema).
+TEST(Report, TheJsonReportFollowsItsDocumentedSchema) {
+  const std::filesystem::path source = DLCBENCH_SOURCE_DIR;
+  const std::string python = "/usr/bin/python3";
+  if (!capture_output({python, "-c", "import jsonschema"}, 60).result.ok())
+    GTEST_SKIP() << "python3-jsonschema is not installed (scripts/install-deps.sh installs it)";
+  TempDir dir;
+  const auto r = run_dlcbench({"report", (source / "tests/data/report-fixture/run").string(), "--format", "json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::ofstream(dir / "report.json") << r.out;
+  auto validate = [&](const std::filesystem::path& document) {
+    return capture_output({python, (source / "tests/tools/validate_json.py").string(),
+                           (source / "docs/report.schema.json").string(), document.string()},
+                          120);
+  };
+  const auto valid = validate(dir / "report.json");
+  EXPECT_TRUE(valid.result.ok()) << valid.out << valid.result.stderr_tail;
+  // And the check can fail: a judgement the schema does not know.
+  json changed = json::parse(r.out);
+  changed["cases"][0]["overheads"][0]["judgement"] = "maybe";
+  std::ofstream(dir / "changed.json") << changed.dump();
+  const auto invalid = validate(dir / "changed.json");
+  EXPECT_FALSE(invalid.result.ok());
+  EXPECT_THAT(invalid.out, HasSubstr("cases/0/overheads/0/judgement"));
 }
 
 TEST(Compare, TwoRunsCaseByCase) {

@@ -203,10 +203,15 @@ TEST(Resume, AKilledRunWithDockerLeavesNoContainerOrImageAfterTheResume) {
 
   // A container the killed session had made and could not remove (created,
   // never started, so it stays whatever the kill did to the others).
+  // By the run's own tag: a test running beside this one may remove the
+  // shared tag when its run ends, while this run's tag keeps the image.
   const std::string leftover = before["run_id"].get<std::string>() + "-leftover";
+  const json& docker_env = before["environments"]["docker"];
+  const std::string image = docker_env.value("image_run_tag", std::string()).empty()
+                                ? docker_env["image"].get<std::string>()
+                                : docker_env["image_run_tag"].get<std::string>();
   auto created = capture_output({"docker", "create", "--name", leftover, "--label",
-                                 "dlcbench.run=" + before["run_id"].get<std::string>(),
-                                 before["environments"]["docker"]["image"].get<std::string>(), "/nothing"},
+                                 "dlcbench.run=" + before["run_id"].get<std::string>(), image, "/nothing"},
                                 60);
   ASSERT_TRUE(created.result.ok()) << created.result.stderr_tail;
 

@@ -166,7 +166,11 @@ std::vector<json> two_envs(const std::string& other, const std::string& pointer,
 
 TEST(Analysis, ALimitTheUserAskedForIsShownNotAStop) {
   auto r = two_envs("docker:cpus=1", "/cgroup/cpu_quota", nullptr, 1.0);
-  Analysis a = analyze(manifest_with({"host", "docker:cpus=1"}), r);
+  // As the orchestrator records it at plan time: the analysis itself knows
+  // nothing of the runtimes' options.
+  json m = manifest_with({"host", "docker:cpus=1"});
+  m["plan"]["requested_fields"] = {{"host", json::array()}, {"docker:cpus=1", {"/cgroup/cpu_quota"}}};
+  Analysis a = analyze(m, r);
   EXPECT_TRUE(a.comparable);
   const Overhead& o = a.cases[0].overheads.at(0);
   EXPECT_TRUE(o.compared);
@@ -174,6 +178,75 @@ TEST(Analysis, ALimitTheUserAskedForIsShownNotAStop) {
   EXPECT_TRUE(o.mismatches[0].requested);
   EXPECT_THAT(describe_mismatches(o.mismatches, "host", "docker:cpus=1"),
               HasSubstr("cgroup/cpu_quota: host has none, docker:cpus=1 has 1.0 (asked for)"));
+}
+
+TEST(Analysis, AManifestWithoutRequestedFieldsAsksForNothing) {
+  // An older manifest has no plan.requested_fields: read as it is, nothing
+  // is asked for; `report` and `run` fill them in from the labels
+  // (orchestrator/plan.h: read_plan_of_run, tested in plan_test).
+  auto r = two_envs("docker:cpus=1", "/cgroup/cpu_quota", nullptr, 1.0);
+  const Analysis a = analyze(manifest_with({"host", "docker:cpus=1"}), r);
+  EXPECT_FALSE(a.cases[0].overheads.at(0).compared);
+}
+
+TEST(AnalysisPasses, SummarizeEnvironmentsNotesMicroBenchmarksOfDifferentWork) {
+  CaseAnalysis ca;
+  ca.case_id = "gemm/sgemm/n64";
+  ca.micro = true;
+  ca.envs.resize(2);
+  ca.envs[0].env = "host";
+  ca.envs[0].run_values = {1, 2, 3, 4, 5};
+  ca.envs[0].work = 100;
+  ca.envs[1].env = "docker";
+  ca.envs[1].run_values = {1};
+  ca.envs[1].work = 200;
+  std::vector<std::string> notes;
+  summarize_environments(ca, notes);
+  EXPECT_DOUBLE_EQ(ca.envs[0].runs.mean, 3);
+  EXPECT_TRUE(ca.envs[0].outliers_assessed);
+  EXPECT_FALSE(ca.envs[1].outliers_assessed);
+  EXPECT_DOUBLE_EQ(ca.work, 100);  // the first
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_THAT(notes[0], HasSubstr("the work of one operation differs between environments (100, 200)"));
+}
+
+TEST(AnalysisPasses, ComparisonMismatchesNameWorkAndDriftBetweenRounds) {
+  CaseAnalysis ca;
+  ca.micro = true;
+  EnvironmentStats base, other;
+  base.env = "host";
+  other.env = "docker";
+  base.work = 1;
+  other.work = 2;
+  other.fingerprint_changes = {"round 2: blas/core Zen -> Haswell"};
+  const auto mismatches = comparison_mismatches(ca, base, other, {});
+  ASSERT_EQ(mismatches.size(), 2u);
+  EXPECT_EQ(mismatches[0].field, "work of one operation");
+  EXPECT_EQ(mismatches[1].field, "docker changed between rounds, round 2: blas/core Zen -> Haswell");
+  EXPECT_TRUE(stops_comparison(mismatches));
+}
+
+TEST(AnalysisPasses, CompareWithBaselineMarksOrStopsByTheMismatchPolicy) {
+  CaseAnalysis ca;
+  ca.envs.resize(2);
+  ca.envs[0].env = "host";
+  ca.envs[0].run_values = {1.0, 1.1};
+  ca.envs[0].fingerprint = json{{"blas", {{"core", "Zen"}}}};
+  ca.envs[1].env = "docker";
+  ca.envs[1].run_values = {1.0, 1.2};
+  ca.envs[1].fingerprint = json{{"blas", {{"core", "Haswell"}}}};
+  Analysis stopped;
+  stopped.baseline = "host";
+  CaseAnalysis first = ca;
+  compare_with_baseline(first, stopped, {});
+  EXPECT_FALSE(stopped.comparable);
+  EXPECT_FALSE(first.overheads.at(0).compared);
+  Analysis allowed;
+  allowed.baseline = "host";
+  allowed.allow_mismatch = true;
+  compare_with_baseline(ca, allowed, {});
+  EXPECT_TRUE(allowed.comparable);
+  EXPECT_TRUE(ca.overheads.at(0).mismatch_allowed);
 }
 
 TEST(Analysis, AQuotaNobodyAskedForStopsTheComparisonWithAFix) {

@@ -96,7 +96,7 @@ TEST(FuzzRegressions, ResultRecordsOfTheWrongTypeAreLeftOutWithANote) {
   const Analysis a = analyze(manifest, content.records, content.line_numbers);
   ASSERT_EQ(a.cases.size(), 1u);
   EXPECT_EQ(a.cases[0].envs[0].run_values, std::vector<double>{2.0});
-  EXPECT_THAT(testing::PrintToString(a.notes),
+  EXPECT_THAT(::testing::PrintToString(a.notes),
               HasSubstr("2 record(s) with a field missing or of the wrong type (first at line 1: record.round is 1e+300"));
 }
 

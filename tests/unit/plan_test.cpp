@@ -183,6 +183,22 @@ TEST(Plan, EveryPlannedCaseIsAcceptedByTheWorkersOptions) {
   EXPECT_EQ(accepted, static_cast<int>(cases.size()));
 }
 
+TEST(Plan, TheManifestRecordsWhatEachEnvironmentsOptionsChange) {
+  Plan p;
+  p.cases = {CaseSpec{}};
+  p.environments = parse_environment_list("host,docker:cpus=1,runc:cpuset=0");
+  const nlohmann::json j = p;
+  EXPECT_EQ(j["requested_fields"]["host"], nlohmann::json::array());
+  EXPECT_EQ(j["requested_fields"]["docker:cpus=1"], nlohmann::json({"/cgroup/cpu_quota"}));
+  EXPECT_THAT(j["requested_fields"]["runc:cpuset=0"].get<std::vector<std::string>>(),
+              ::testing::Contains("/blas/threads"));
+  // A manifest written before the plan recorded them gets them from its labels.
+  nlohmann::json older = {{"plan", j}};
+  older["plan"].erase("requested_fields");
+  const ManifestPlan read = read_plan_of_run(older);
+  EXPECT_EQ(read.requested_fields.at("docker:cpus=1"), std::vector<std::string>{"/cgroup/cpu_quota"});
+}
+
 TEST(Plan, StreamSizesItselfFromTheCacheUnlessTold) {
   PlanRequest r;
   r.workloads = {"stream/copy"};

@@ -15,6 +15,9 @@
 #include "report/html.h"
 #include "report/json_report.h"
 #include "report/markdown.h"
+#include "report/figures.h"
+#include "report/report_model.h"
+#include "report/svg.h"
 
 namespace dlcbench {
 namespace {
@@ -430,7 +433,7 @@ TEST(AnalysisJson, RoundTripsWithNullForNaN) {
   EXPECT_THAT(text, Not(HasSubstr("NaN")));
   const json back = json::parse(text);
   EXPECT_EQ(back, j);
-  EXPECT_EQ(back["schema_version"], 1);
+  EXPECT_EQ(back["schema_version"], kAnalysisJsonSchemaVersion);
   EXPECT_EQ(back["run_id"], "20261130-121703-07e3");
   EXPECT_EQ(back["status"], "interrupted");
   EXPECT_EQ(back["baseline"], "host");
@@ -538,12 +541,12 @@ TEST(HtmlReport, HasTheSummaryTableOfTheMarkdown) {
   const std::string html = render_html(a, manifest());
   for (CaseKind kind : kCaseKinds) {
     if (!has_cases(a, kind)) continue;  // the section is left out
-    const TextTable t = summary_table(a, kind);
+    const Table t = summary_table(a, kind);
     for (const auto& h : t.header) EXPECT_THAT(html, HasSubstr("<th scope=\"col\">" + html_escape(h) + "</th>"));
     for (const auto& row : t.rows)
       for (const auto& cell : row) {
         // fmt, not ">" + ...: GCC 12 warns falsely (-Wrestrict) on that concatenation.
-        EXPECT_THAT(html, HasSubstr(fmt::format(">{}</t", html_escape(cell))));
+        EXPECT_THAT(html, HasSubstr(fmt::format(">{}</t", html_escape(cell.text))));
       }
   }
   EXPECT_THAT(html, HasSubstr("id=\"summary-training\""));
@@ -800,7 +803,7 @@ TEST(MicroReport, MarkdownDetailShowsFiguresOperationsAndFileSystem) {
   EXPECT_THAT(md, HasSubstr("GFLOP/s, higher is better; one operation 137.4 GFLOP; statistics over runs, each run "
                             "the mean of its 3 operations"));
   EXPECT_THAT(md, HasSubstr("ms, lower is better; statistics over runs, each run the median of its 4 operations"));
-  const TextTable gemm = detail_table(a.cases[1]);
+  const Table gemm = detail_table(a.cases[1]);
   EXPECT_EQ(gemm.header, (std::vector<std::string>{"env", "runs", "operations per run", "mean GFLOP/s",
                                                    "median GFLOP/s", "best GFLOP/s", "worst GFLOP/s", "CV",
                                                    "95% CI of mean", "warm-up operations", "warm-up mean GFLOP/s",
@@ -812,9 +815,11 @@ TEST(MicroReport, MarkdownDetailShowsFiguresOperationsAndFileSystem) {
   EXPECT_EQ(host[6], fmt::format("{:.1f}", kGemmWork / 1.05 / 1e9));
   EXPECT_EQ(host[8], "122.3 .. 156.9");
   EXPECT_EQ(host[9], "1");  // warm-up operations
-  EXPECT_THAT(md, HasSubstr(fmt::format("| {} |", fmt::join(host, " | "))));
+  std::vector<std::string> host_cells;
+  for (const auto& cell : host) host_cells.push_back(cell.text);
+  EXPECT_THAT(md, HasSubstr(fmt::format("| {} |", fmt::join(host_cells, " | "))));
 
-  const TextTable lat = detail_table(a.cases[2]);
+  const Table lat = detail_table(a.cases[2]);
   ASSERT_EQ(lat.header.size(), 17u);
   EXPECT_EQ(lat.header[9], "mean ms, all operations");
   EXPECT_EQ(lat.header[10], "p99 ms, all operations");
@@ -871,16 +876,56 @@ TEST(MicroReport, ConsoleShowsTheMicroBenchmarksInTheirUnits) {
   EXPECT_THAT(out, HasSubstr("Container start-up"));
 }
 
+// One Analysis, the same cells in every format (issue 19): each table is
+// built once (report_model.h), and console, Markdown, HTML and JSON show
+// what it holds.
+TEST(CrossReporter, TheModelsCellsShowInEveryFormat) {
+  Analysis a = training_micro_and_startup();
+  a.cases[0].overheads[0].mismatch_allowed = true;
+  const json m = manifest();
+  const Report model = build_report(a, m);
+  const std::string console = render_console(a), md = render_markdown(a, m), html = render_html(a, m);
+  const json j = analysis_json(a, m);
+  ASSERT_EQ(model.cases.size(), 4u);
+  for (std::size_t c = 0; c < model.cases.size(); ++c) {
+    const CaseSection& s = model.cases[c];
+    for (const auto& row : s.detail.rows)
+      for (const auto& cell : row) {
+        EXPECT_THAT(md, HasSubstr(fmt::format("| {} |", cell.text))) << s.analysis->case_id;
+        EXPECT_THAT(html, HasSubstr(fmt::format(">{}</t", html_escape(cell.text)))) << s.analysis->case_id;
+      }
+    for (const auto& row : s.console.rows)
+      for (const auto& cell : row) EXPECT_THAT(console, HasSubstr(cell.text)) << s.analysis->case_id;
+    for (const auto& l : s.comparisons) {
+      EXPECT_THAT(console, HasSubstr(l.headline));
+      EXPECT_THAT(md, HasSubstr(l.headline.substr(0, l.headline.find('['))));
+      EXPECT_THAT(html, HasSubstr(html_escape(l.headline)));
+    }
+  }
+  // The summary's verdicts are the JSON's judgements, and its means the JSON's.
+  for (const auto& section : model.summaries)
+    for (const auto& row : section.table.rows) {
+      EXPECT_THAT(md, HasSubstr(fmt::format("| {} |", row[4].text)));
+      EXPECT_THAT(html, HasSubstr(fmt::format(">{}</t", html_escape(row[4].text))));
+    }
+  const json& fcn = j["cases"][0];
+  EXPECT_EQ(model.cases[0].detail.rows[1][3], format_seconds(fcn["envs"][1]["runs"]["mean"].get<double>()));
+  const std::string verdict = model.summaries[0].table.rows[1][4].text;
+  EXPECT_EQ(verdict, "MISMATCH ALLOWED: " + fcn["overheads"][0]["judgement"].get<std::string>());
+  EXPECT_EQ(model.summaries[0].table.rows[1][4].style, CellStyle::mismatch_allowed);
+  EXPECT_THAT(html, HasSubstr("<td class=\"text mismatch-allowed\">MISMATCH ALLOWED: "));
+}
+
 TEST(MicroReport, HtmlHasTheMicroTablesAndChartsInTheUnit) {
   const Analysis a = training_micro_and_startup();
   const std::string html = render_html(a, manifest());
   EXPECT_THAT(html, HasSubstr("<h2>Summary: micro-benchmarks</h2>"));
   EXPECT_THAT(html, HasSubstr("id=\"summary-micro\""));
-  const TextTable t = summary_table(a, CaseKind::micro);
+  const Table t = summary_table(a, CaseKind::micro);
   for (const auto& row : t.rows)
-    for (const auto& cell : row) EXPECT_THAT(html, HasSubstr(fmt::format(">{}</t", html_escape(cell))));
-  const TextTable lat = detail_table(a.cases[2]);
-  for (const auto& cell : lat.rows[1]) EXPECT_THAT(html, HasSubstr(fmt::format(">{}</t", html_escape(cell))));
+    for (const auto& cell : row) EXPECT_THAT(html, HasSubstr(fmt::format(">{}</t", html_escape(cell.text))));
+  const Table lat = detail_table(a.cases[2]);
+  for (const auto& cell : lat.rows[1]) EXPECT_THAT(html, HasSubstr(fmt::format(">{}</t", html_escape(cell.text))));
   EXPECT_EQ(count(html, "class=\"chart bars\""), 4u);
   EXPECT_EQ(count(html, "class=\"chart overhead micro\""), 1u);
   EXPECT_EQ(count(svg_with_class(html, "chart overhead micro"), "class=\"mark ratio\""), 2u);
@@ -1045,7 +1090,7 @@ TEST(MicroReport, GpuGemmShowsItsShareOfTheEstimatedPeak) {
   const Analysis a = analyze(run.manifest, run.records);
   ASSERT_EQ(a.cases.size(), 1u);
   ASSERT_TRUE(a.cases[0].micro);
-  const TextTable t = detail_table(a.cases[0]);
+  const Table t = detail_table(a.cases[0]);
   const auto column = std::find(t.header.begin(), t.header.end(), "mean of estimated peak") - t.header.begin();
   ASSERT_LT(static_cast<std::size_t>(column), t.header.size());
   EXPECT_EQ(t.rows[0][static_cast<std::size_t>(column)], "27.5% of 1000");  // 274.9 GFLOP/s of 1000
@@ -1055,7 +1100,7 @@ TEST(MicroReport, GpuGemmShowsItsShareOfTheEstimatedPeak) {
   EXPECT_EQ(j["cases"][0]["envs"][0]["estimated_peak_gflops"], 1000.0);
   EXPECT_TRUE(j["cases"][0]["envs"][1]["fraction_of_peak"].is_null());
   // Benchmarks without a peak keep their columns.
-  const TextTable cpu = detail_table(gemm_case());
+  const Table cpu = detail_table(gemm_case());
   EXPECT_EQ(std::count(cpu.header.begin(), cpu.header.end(), "mean of estimated peak"), 0);
 }
 

@@ -1,0 +1,52 @@
+// The second pass of the analysis: results.jsonl's records folded into
+// launches. A launch's samples are kept apart until its launch record says it
+// finished, so a launch cut short contributes no run value; a "resume" line
+// ends every launch still open (the earlier session's, measured again after
+// it); a failed launch measured again by `run --resume` counts once, as the
+// new one.
+#pragma once
+
+#include <cstddef>
+#include <map>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "analysis/analysis.h"
+
+namespace dlcbench {
+
+struct LaunchSamples {
+  std::vector<double> measured, warmups, losses;
+};
+
+struct FinishedLaunch {
+  LaunchSamples samples;
+  bool ok = false;  // the launch record said so and it has measured samples
+  std::string cause;
+};
+
+// (case, environment, round): ordered, so run values stay in round order
+// even when `run --resume` measured some rounds after later ones.
+using LaunchId = std::tuple<std::string, std::string, int>;
+
+struct FoldedLaunches {
+  std::map<LaunchId, FinishedLaunch> finished;
+  std::map<LaunchId, LaunchSamples> unfinished;  // no launch record: the run stopped during them
+  int launch_records = 0;                        // every "launch" line, of any case
+  // Records left out, with the first of each kind ("line 7: ...").
+  std::size_t malformed = 0, unknown = 0;
+  std::string first_malformed, first_unknown;
+};
+
+// Folds the records into `a`'s planned cases: each environment's first
+// fingerprint (and what changed in later ones), its micro-benchmark work,
+// and notes, in record order, for launches cut off by a resume, environments
+// unavailable or dropped, and launches recorded twice. `line_numbers`
+// (parallel to records, optional) names the line of results.jsonl.
+FoldedLaunches fold_launches(Analysis& a, const std::vector<nlohmann::json>& records,
+                             const std::vector<std::size_t>& line_numbers);
+
+}  // namespace dlcbench

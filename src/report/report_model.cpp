@@ -1,0 +1,232 @@
+#include "report/report_model.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <string_view>
+
+#include <fmt/format.h>
+
+#include "report/figures.h"
+
+namespace dlcbench {
+namespace {
+
+// "?" for what the manifest does not record.
+std::string or_unknown(const std::string& text) { return text.empty() ? "?" : text; }
+
+// One argument as a POSIX shell would need it to read it back.
+std::string shell_quote(const std::string& arg) {
+  if (arg.empty()) return "''";
+  bool plain = true;
+  for (char ch : arg) {
+    const auto u = static_cast<unsigned char>(ch);
+    if (!(std::isalnum(u) || std::string_view("-_./:=,+@%").find(ch) != std::string_view::npos)) plain = false;
+  }
+  if (plain) return arg;
+  std::string out = "'";
+  for (char ch : arg) out += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
+  return out + "'";
+}
+
+std::string command_line(const Manifest& manifest) {
+  std::string out;
+  for (const auto& arg : manifest.command_line) {
+    if (!out.empty()) out += ' ';
+    out += shell_quote(arg);
+  }
+  return or_unknown(out);
+}
+
+std::string comparison_headline(const CaseAnalysis& c, const Overhead& o, const std::string& baseline) {
+  if (!o.compared)
+    return fmt::format("{} vs {}: NOT COMPARED, the environments did not run like for like:", o.env, baseline);
+  const std::string ratio = std::isfinite(o.estimate.ratio) ? fmt::format("{:.4f}", o.estimate.ratio) : "n/a";
+  return fmt::format("{} vs {}: {}{} {}, {}  [Fieller CI, Welch t-test; Mann-Whitney p = {}]{}", o.env, baseline,
+                     c.startup ? added_time_words(o, "start") + ", " : "", ratio_label(c), ratio, o.verdict_text,
+                     std::isfinite(o.rank_test.p_value) ? fmt::format("{:.2g}", o.rank_test.p_value) : "n/a",
+                     o.mismatch_allowed ? "  MISMATCH ALLOWED: not like for like (--allow-mismatch)" : "");
+}
+
+CaseSection case_section(const Analysis& analysis, const CaseAnalysis& c) {
+  CaseSection s;
+  s.analysis = &c;
+  s.kind = kind_of(c);
+  s.caption = case_caption(c);
+  s.detail = detail_table(c);
+  s.console = console_case_table(c);
+  s.comparisons = comparison_lines(c, analysis.baseline);
+  s.failures = failure_lines(c);
+  return s;
+}
+
+}  // namespace
+
+bool has_cases(const Analysis& analysis, CaseKind kind) {
+  return std::any_of(analysis.cases.begin(), analysis.cases.end(),
+                     [kind](const CaseAnalysis& c) { return kind_of(c) == kind; });
+}
+
+namespace {
+
+// Each kind's slug (HTML ids and classes) and its name in headings.
+struct KindWords {
+  CaseKind kind;
+  const char* slug;
+  const char* name;
+};
+constexpr KindWords kKindWords[] = {{CaseKind::training, "training", "training"},
+                                    {CaseKind::micro, "micro", "micro-benchmarks"},
+                                    {CaseKind::startup, "startup", "container start-up"}};
+
+const KindWords& words_of(CaseKind kind) {
+  for (const auto& w : kKindWords)
+    if (w.kind == kind) return w;
+  return kKindWords[0];
+}
+
+}  // namespace
+
+const char* kind_slug(CaseKind kind) { return words_of(kind).slug; }
+
+const char* kind_name(CaseKind kind) { return words_of(kind).name; }
+
+std::string summary_caption(CaseKind kind) {
+  switch (kind) {
+    case CaseKind::micro:
+      return "Each case in its own figure with its 95% CI per environment (GFLOP/s, GB/s, MB/s: the work over the "
+             "mean time per operation, higher is better; ms: lower is better). Intervals, overheads and tests are "
+             "computed on seconds per operation, so the overhead is the change of the mean time per operation "
+             "against the baseline: + is slower, a lower rate or a longer latency.";
+    case CaseKind::startup:
+      return "Apart from training: a static program that exits at once, timed from the orchestrator; each run is "
+             "the median of its starts. Each environment's start against the baseline's: the milliseconds it adds "
+             "per start, and the ratio.";
+    case CaseKind::training:
+      break;
+  }
+  return "Mean seconds per batch with its 95% CI per environment; overhead = change of the mean against the baseline. "
+         "No measurable overhead is claimed only where the whole interval lies within +-5%; a wider interval is "
+         "inconclusive.";
+}
+
+std::string run_value_words(const CaseAnalysis& c) {
+  if (c.startup) return fmt::format("{} of its measured starts", c.run_statistic);
+  if (!c.micro) return fmt::format("{} of its measured batches", c.run_statistic);
+  const std::size_t per_run = samples_per_run(c);
+  const std::string its = per_run ? fmt::format("its {} operation{}", per_run, per_run == 1 ? "" : "s")
+                                  : std::string("its operations");
+  if (c.run_statistic == "min") return fmt::format("best of {}, as STREAM reports", its);
+  return fmt::format("{} of {}", c.run_statistic, its);
+}
+
+std::size_t samples_per_run(const CaseAnalysis& c) {
+  std::size_t per_run = 0;
+  for (const auto& e : c.envs) {
+    if (e.run_values.empty()) continue;
+    if (e.batch_seconds.size() % e.run_values.size()) return 0;
+    const std::size_t n = e.batch_seconds.size() / e.run_values.size();
+    if (per_run && n != per_run) return 0;
+    per_run = n;
+  }
+  return per_run;
+}
+
+std::string ratio_label(const CaseAnalysis& c) { return c.micro ? "time-per-operation ratio" : "ratio"; }
+
+std::string case_caption(const CaseAnalysis& c) {
+  if (!c.micro) return fmt::format("{}; statistics over runs, each run the {}", c.unit, run_value_words(c));
+  const std::string work = work_text(c);
+  return fmt::format(
+      "{}, {}{}; statistics over runs, each run the {}; intervals and overheads are taken over seconds per "
+      "operation",
+      c.figure_unit, better_words(c), work.empty() ? "" : fmt::format("; one operation {}", work),
+      run_value_words(c));
+}
+
+std::vector<ComparisonLines> comparison_lines(const CaseAnalysis& c, const std::string& baseline) {
+  std::vector<ComparisonLines> out;
+  for (const auto& o : c.overheads) {
+    ComparisonLines l{comparison_headline(c, o, baseline), {}, o.compared, o.mismatch_allowed};
+    for (const auto& m : o.mismatches) l.details.push_back(describe_mismatch(m, baseline, o.env));
+    out.push_back(std::move(l));
+  }
+  return out;
+}
+
+std::vector<std::string> failure_lines(const CaseAnalysis& c) {
+  std::vector<std::string> out;
+  for (const auto& e : c.envs)
+    for (const auto& f : e.failures) out.push_back(fmt::format("{} failed, {}", e.env, f));
+  return out;
+}
+
+std::vector<std::pair<std::string, std::string>> run_facts(const Analysis& analysis, const Manifest& manifest) {
+  return {{"Run", or_unknown(manifest.run_id)},
+          {"Status", manifest.status == RunStatus::unknown ? "?" : run_status_text(manifest.status)},
+          {"Started", or_unknown(manifest.started_at)},
+          {"Ended", or_unknown(manifest.ended_at)},
+          {"Command", command_line(manifest)},
+          {"Baseline", analysis.baseline.empty() ? "?" : analysis.baseline},
+          {"Methods", kReportMethods}};
+}
+
+std::string status_warning(const Manifest& manifest) {
+  switch (manifest.status) {
+    case RunStatus::interrupted:
+      return "INTERRUPTED: the run was stopped before it finished. The figures use only the launches that "
+             "completed; cases and environments may have fewer runs than planned, or none.";
+    case RunStatus::running:
+      return "The manifest still says \"running\": the run is going on, or was killed before it could record its "
+             "end. The figures use only the launches that completed.";
+    case RunStatus::not_comparable:
+      return "NOT COMPARABLE: the environments would not run like for like, so nothing was measured (the "
+             "differences the preflight found are listed below).";
+    case RunStatus::unknown:
+      return "The manifest records no status.";
+    case RunStatus::completed:
+    case RunStatus::completed_with_failures:
+      break;
+  }
+  return "";
+}
+
+std::vector<std::string> preflight_lines(const Manifest& manifest) {
+  std::vector<std::string> lines;
+  if (!manifest.preflight) return lines;
+  const auto recorded = manifest.plan.find("baseline");
+  const std::string baseline =
+      recorded != manifest.plan.end() && recorded->is_string() ? recorded->get<std::string>() : "baseline";
+  for (const auto& [env, list] : *manifest.preflight)
+    for (const auto& m : list) {
+      const char* how = m.requested  ? "asked for"
+                        : m.blocking ? "not asked for"
+                                     : "not asked for, cannot change the speed by itself";
+      lines.push_back(fmt::format("{}: {}: {} has {}, {} has {} ({})", env, m.field, baseline, m.baseline_value, env,
+                                  m.other_value, how));
+    }
+  return lines;
+}
+
+Report build_report(const Analysis& analysis, const Manifest& manifest) {
+  Report r;
+  r.analysis = &analysis;
+  r.facts = run_facts(analysis, manifest);
+  r.status_warning = status_warning(manifest);
+  r.preflight = preflight_lines(manifest);
+  for (CaseKind kind : kCaseKinds) {
+    const bool any = has_cases(analysis, kind);
+    if (!any && kind != CaseKind::training) continue;
+    r.summaries.push_back({kind, any, fmt::format("Summary: {}", kind_name(kind)),
+                           any ? summary_caption(kind) : "No training cases in this run.",
+                           summary_table(analysis, kind), console_summary_table(analysis, kind)});
+  }
+  r.backends = backend_table(analysis);
+  r.console_backends = console_backend_table(analysis);
+  for (CaseKind kind : kCaseKinds)
+    for (const auto& c : analysis.cases)
+      if (kind_of(c) == kind) r.cases.push_back(case_section(analysis, c));
+  return r;
+}
+
+}  // namespace dlcbench

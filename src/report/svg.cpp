@@ -1,0 +1,716 @@
+// The charts of the HTML report, drawn as inline SVG: a small plotting kit
+// (scales, ticks, axes, markers) and the bar chart, box plot and overhead
+// chart built on it.
+#include "report/svg.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <iterator>
+#include <vector>
+
+#include "core/statistics.h"
+#include "core/words.h"
+#include "report/figures.h"
+
+namespace dlcbench {
+namespace {
+
+// Coordinates with two decimals: exact enough on any screen, short in the file.
+std::string px(double v) { return fmt::format("{:.2f}", v); }
+
+// ---- Text ------------------------------------------------------------------
+
+std::size_t code_points(const std::string& s) {
+  return static_cast<std::size_t>(
+      std::count_if(s.begin(), s.end(), [](char ch) { return (static_cast<unsigned char>(ch) & 0xC0) != 0x80; }));
+}
+
+// At most `max` characters (UTF-8 code points), the last one an ellipsis when cut.
+std::string shorten(const std::string& s, std::size_t max) {
+  if (code_points(s) <= max) return s;
+  std::string out;
+  std::size_t seen = 0;
+  for (char ch : s) {
+    const bool starts = (static_cast<unsigned char>(ch) & 0xC0) != 0x80;
+    if (starts && ++seen > max - 1) break;
+    out += ch;
+  }
+  return out + "\u2026";
+}
+
+// Width of a label in pixels: a generous estimate for a sans-serif face.
+double text_width(const std::string& s, double font_size) {
+  return static_cast<double>(code_points(s)) * font_size * 0.58;
+}
+
+// ---- Scales, ticks, marks ---------------------------------------------------
+
+// Fills by the environment's place in the plan. Dark and light alternate so
+// that neighbours differ in greyscale too; every mark also has a dark outline
+// and its own label or shape, so colour is never the only key.
+constexpr const char* kFills[] = {"#253494", "#9ecae1", "#d95f02", "#fdd49e",
+                                  "#54278f", "#a1d99b", "#636363", "#fcbba1"};
+const char* fill_of(std::size_t i) { return kFills[i % std::size(kFills)]; }
+constexpr const char* kInk = "#1a1a1a";
+constexpr const char* kGrid = "#d9d9d9";
+constexpr double kFont = 12;
+
+struct Scale {
+  double d0 = 0, d1 = 1;  // domain
+  double r0 = 0, r1 = 1;  // range, pixels
+  bool log = false;
+  double operator()(double v) const {
+    const double a = log ? std::log10(d0) : d0, b = log ? std::log10(d1) : d1, x = log ? std::log10(v) : v;
+    if (!(b != a)) return (r0 + r1) / 2;
+    return r0 + (x - a) / (b - a) * (r1 - r0);
+  }
+};
+
+struct Ticks {
+  std::vector<double> values;
+  int decimals = -1;  // -1: shortest form ("%g")
+  std::string label(double v) const {
+    return decimals < 0 ? fmt::format("{:g}", v) : fmt::format("{:.{}f}", v, decimals);
+  }
+};
+
+// Ticks at 1, 2 or 5 times a power of ten, about `target` of them across
+// [lo, hi]; with `widen`, lo and hi move out to the ticks beside them.
+Ticks linear_ticks(double& lo, double& hi, int target, bool widen) {
+  if (!std::isfinite(lo) || !std::isfinite(hi)) lo = 0, hi = 1;
+  if (!(hi > lo)) hi = lo + 1;
+  const double raw = (hi - lo) / target;
+  const double magnitude = std::pow(10.0, std::floor(std::log10(raw)));
+  const double r = raw / magnitude;
+  const double step = (r <= 1 ? 1 : r <= 2 ? 2 : r <= 5 ? 5 : 10) * magnitude;
+  if (widen) {
+    lo = std::floor(lo / step + 1e-9) * step;
+    hi = std::ceil(hi / step - 1e-9) * step;
+  }
+  Ticks t;
+  for (double k = std::ceil(lo / step - 1e-9); k * step <= hi + step * 1e-9; k += 1) {
+    const double v = k * step;
+    t.values.push_back(std::fabs(v) < step * 1e-9 ? 0.0 : v);  // never "-0.00"
+  }
+  t.decimals = std::max(0, static_cast<int>(-std::floor(std::log10(step) + 1e-9)));
+  return t;
+}
+
+// 1, 2, 5, 10, 20, ... within [lo, hi] (both > 0); only the powers of ten
+// when those would crowd the axis.
+Ticks log_ticks(double lo, double hi) {
+  const int first = static_cast<int>(std::floor(std::log10(lo))), last = static_cast<int>(std::ceil(std::log10(hi)));
+  for (bool all : {true, false}) {
+    Ticks t;
+    for (int e = first; e <= last; ++e)
+      for (double m : {1.0, 2.0, 5.0}) {
+        const double v = m * std::pow(10.0, e);
+        if ((all || m == 1.0) && v >= lo * (1 - 1e-9) && v <= hi * (1 + 1e-9)) t.values.push_back(v);
+      }
+    if (!all || t.values.size() <= 9) return t;
+  }
+  return {};
+}
+
+std::string svg_open(const std::string& kind, const std::string& id, double width, double height,
+                     const std::string& title) {
+  return fmt::format(
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart {0}\" id=\"{1}\" width=\"{2}\" height=\"{3}\" "
+      "viewBox=\"0 0 {2} {3}\" role=\"img\" aria-labelledby=\"{1}-title\" font-size=\"{4}\">\n"
+      "<title id=\"{1}-title\">{5}</title>\n"
+      "<rect class=\"background\" x=\"0\" y=\"0\" width=\"{2}\" height=\"{3}\" fill=\"#ffffff\"/>\n",
+      kind, html_escape(id), px(width), px(height), kFont, html_escape(title));
+}
+
+// Horizontal grid lines with their labels on the left, the axis line, and
+// the axis title turned upright along it.
+void y_axis(std::string& out, const Scale& y, const Ticks& ticks, double x0, double x1, const std::string& title) {
+  out += "<g class=\"axis y\">\n";
+  for (double v : ticks.values) {
+    const double at = y(v);
+    out += fmt::format("<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"{}\"/>", px(x0), px(at), px(x1), px(at),
+                       kGrid);
+    out += fmt::format("<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"{}\"/>", px(x0 - 5), px(at), px(x0),
+                       px(at), kInk);
+    out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\" dominant-baseline=\"middle\">{}</text>\n",
+                       px(x0 - 8), px(at), html_escape(ticks.label(v)));
+  }
+  out += fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\" stroke=\"{3}\"/>\n", px(x0), px(y.r0), px(y.r1),
+                     kInk);
+  const double mid = (y.r0 + y.r1) / 2;
+  out += fmt::format(
+      "<text class=\"axis-title\" x=\"14\" y=\"{0}\" text-anchor=\"middle\" transform=\"rotate(-90 14 "
+      "{0})\">{1}</text>\n",
+      px(mid), html_escape(title));
+  out += "</g>\n";
+}
+
+// Environment names under their slots; turned when they do not fit.
+struct CategoryAxis {
+  std::vector<std::string> labels;  // shortened
+  double slot = 0;
+  bool turned = false;
+  double height = 0;  // below the plot
+};
+
+CategoryAxis category_axis(const CaseAnalysis& c) {
+  CategoryAxis a;
+  double widest = 0;
+  for (const auto& e : c.envs) {
+    a.labels.push_back(shorten(e.env, 28));
+    widest = std::max(widest, text_width(a.labels.back(), kFont));
+  }
+  a.slot = std::clamp(widest + 16, 72.0, 110.0);
+  a.turned = widest > a.slot - 10;
+  a.height = a.turned ? 20 + widest * 0.72 : 30;
+  return a;
+}
+
+void draw_category_axis(std::string& out, const CaseAnalysis& c, const CategoryAxis& a, double left,
+                        double baseline_y) {
+  out += "<g class=\"axis x\">\n";
+  out += fmt::format("<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"{}\"/>\n", px(left), px(baseline_y),
+                     px(left + a.slot * static_cast<double>(c.envs.size())), px(baseline_y), kInk);
+  for (std::size_t i = 0; i < c.envs.size(); ++i) {
+    const double x = left + a.slot * (static_cast<double>(i) + 0.5), y = baseline_y + 16;
+    if (a.turned)
+      out += fmt::format(
+          "<text x=\"{0}\" y=\"{1}\" text-anchor=\"end\" transform=\"rotate(-40 {0} "
+          "{1})\"><title>{2}</title>{3}</text>\n",
+          px(x + 4), px(y - 4), html_escape(c.envs[i].env), html_escape(a.labels[i]));
+    else
+      out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\"><title>{}</title>{}</text>\n", px(x), px(y),
+                         html_escape(c.envs[i].env), html_escape(a.labels[i]));
+  }
+  out += "</g>\n";
+}
+
+// An interval drawn over anything: a white halo under a dark line, with a
+// cap at each end that is not cut off by the axis.
+void whisker(std::string& out, double x, double y_lo, double y_hi, double cap, bool cap_lo = true, bool cap_hi = true) {
+  std::string d = fmt::format("M{} {}V{}", px(x), px(y_lo), px(y_hi));
+  if (cap_lo) d += fmt::format("M{} {}H{}", px(x - cap / 2), px(y_lo), px(x + cap / 2));
+  if (cap_hi) d += fmt::format("M{} {}H{}", px(x - cap / 2), px(y_hi), px(x + cap / 2));
+  out += fmt::format(
+      "<path d=\"{0}\" stroke=\"#ffffff\" stroke-width=\"4\" fill=\"none\"/>"
+      "<path d=\"{0}\" stroke=\"{1}\" stroke-width=\"1.6\" fill=\"none\"/>\n",
+      d, kInk);
+}
+
+std::string no_data_reason(const EnvironmentStats& e) {
+  if (e.failed_launches)
+    return fmt::format("no run finished ({} failed launch{})", e.failed_launches, e.failed_launches == 1 ? "" : "es");
+  return "no run finished";
+}
+
+// Marker shapes by the environment's place in the plan, so the overhead chart
+// reads in greyscale.
+std::string marker(std::size_t i, double x, double y, const std::string& fill, bool hollow) {
+  const std::string paint =
+      fmt::format("fill=\"{}\" stroke=\"{}\" stroke-width=\"1.4\"", hollow ? "#ffffff" : fill, kInk);
+  const double r = 5.5;
+  switch (i % 6) {
+    case 0:
+      return fmt::format("<circle cx=\"{}\" cy=\"{}\" r=\"{}\" {}/>", px(x), px(y), px(r), paint);
+    case 1:
+      return fmt::format("<rect x=\"{0}\" y=\"{1}\" width=\"{2}\" height=\"{2}\" {3}/>", px(x - r * 0.9),
+                         px(y - r * 0.9), px(r * 1.8), paint);
+    case 2:
+      return fmt::format("<path d=\"M{} {}L{} {}L{} {}Z\" {}/>", px(x), px(y - r * 1.1), px(x + r), px(y + r * 0.8),
+                         px(x - r), px(y + r * 0.8), paint);
+    case 3:
+      return fmt::format("<path d=\"M{} {}L{} {}L{} {}L{} {}Z\" {}/>", px(x), px(y - r * 1.2), px(x + r * 1.2), px(y),
+                         px(x), px(y + r * 1.2), px(x - r * 1.2), px(y), paint);
+    case 4:
+      return fmt::format("<path d=\"M{} {}L{} {}L{} {}Z\" {}/>", px(x), px(y + r * 1.1), px(x + r), px(y - r * 0.8),
+                         px(x - r), px(y - r * 0.8), paint);
+    default:
+      return fmt::format("<path d=\"M{} {}L{} {}M{} {}L{} {}\" stroke=\"{}\" stroke-width=\"3\"/>", px(x - r),
+                         px(y - r), px(x + r), px(y + r), px(x - r), px(y + r), px(x + r), px(y - r), kInk);
+  }
+}
+
+}  // namespace
+
+std::string html_escape(const std::string& text) {
+  std::string out;
+  out.reserve(text.size());
+  for (char ch : text) {
+    switch (ch) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
+      default:
+        out += ch;
+    }
+  }
+  return out;
+}
+
+namespace {
+
+// What a case's charts show: seconds per batch (start), or a
+// micro-benchmark's figure (GFLOP/s, ms, ...) with its unit.
+struct Shown {
+  const CaseAnalysis& c;
+  std::string unit() const { return c.micro ? c.figure_unit : c.unit; }
+  double operator()(double seconds) const { return c.micro ? figure_of(c, seconds) : seconds; }
+  // The mean, the interval and the run count of an environment, in the unit
+  // (a rate's interval bounds swapped by figure_summary).
+  struct Mean {
+    std::size_t n = 0;
+    double mean = NAN, ci95_low = NAN, ci95_high = NAN;
+  };
+  Mean mean(const Summary& s) const {
+    if (!c.micro) return {s.n, s.mean, s.ci95_low, s.ci95_high};
+    const FigureSummary f = figure_summary(c, s);
+    return {f.n, f.mean, f.ci95_low, f.ci95_high};
+  }
+  // Text of one value, with the decimals `typical` needs (a figure's).
+  std::string text(double v, double typical) const {
+    return c.micro ? format_figure(v, figure_decimals(typical)) : format_seconds(v);
+  }
+  // ", higher is better" for a rate, ", lower is better" for a latency, ""
+  // for seconds.
+  std::string better() const { return c.micro ? fmt::format(", {}", better_words(c)) : ""; }
+};
+
+// The frame of a chart with one slot per environment: the y scale over
+// [lo, hi] widened to its ticks, room for the tick labels on the left and
+// for the environment names below.
+struct SlotFrame {
+  Ticks ticks;
+  CategoryAxis axis;
+  double left = 0, plot_right = 0, width = 0, height = 0;
+  Scale y;
+  double slot_x(std::size_t i) const { return left + axis.slot * (static_cast<double>(i) + 0.5); }
+};
+
+SlotFrame slot_frame(const CaseAnalysis& c, double lo, double hi, double top_margin, double plot_h) {
+  SlotFrame f;
+  f.ticks = linear_ticks(lo, hi, 5, true);
+  double tick_width = 0;
+  for (double v : f.ticks.values) tick_width = std::max(tick_width, text_width(f.ticks.label(v), kFont));
+  f.axis = category_axis(c);
+  const double n = static_cast<double>(std::max<std::size_t>(c.envs.size(), 1));
+  f.left = 30 + tick_width + 10;
+  f.plot_right = f.left + f.axis.slot * n;
+  f.width = f.plot_right + 16;
+  f.height = top_margin + plot_h + f.axis.height;
+  f.y = Scale{lo, hi, top_margin + plot_h, top_margin};
+  return f;
+}
+
+void no_data_mark(std::string& out, const EnvironmentStats& e, double x, double y) {
+  out += fmt::format(
+      "<g class=\"mark no-data\"><title>{}: {}</title><text x=\"{}\" y=\"{}\" text-anchor=\"middle\" "
+      "font-style=\"italic\">no data</text></g>\n",
+      html_escape(e.env), html_escape(no_data_reason(e)), px(x), px(y));
+}
+
+// One environment's bar: its mean with the 95% CI as a whisker.
+void draw_bar(std::string& out, const Shown& shown, const EnvironmentStats& e, std::size_t i, const SlotFrame& f) {
+  const auto s = shown.mean(e.runs);
+  const Scale& y = f.y;
+  const double x = f.slot_x(i), bar = f.axis.slot * 0.56;
+  if (s.n == 0 || !std::isfinite(s.mean)) return no_data_mark(out, e, x, y(0) - 8);
+  // A rate's upper end is unbounded when the time's lower end reaches 0:
+  // the whisker then runs to the top of the axis, without a cap.
+  const bool has_ci = std::isfinite(s.ci95_low) && !std::isnan(s.ci95_high);
+  const std::string tip = fmt::format(
+      "{}: mean {} {}, 95% CI {}, {} run{}", e.env, shown.text(s.mean, s.mean), shown.unit(),
+      has_ci ? shown.text(s.ci95_low, s.mean) + " .. " + shown.text(s.ci95_high, s.mean) : "n/a", s.n,
+      s.n == 1 ? "" : "s");
+  out += fmt::format("<g class=\"mark bar\" data-env=\"{}\"><title>{}</title>", html_escape(e.env), html_escape(tip));
+  out += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\" stroke=\"{}\"/>",
+                     px(x - bar / 2), px(y(s.mean)), px(bar), px(std::max(0.0, y(0) - y(s.mean))), fill_of(i), kInk);
+  // A time cannot be negative: an interval reaching below 0 (two runs, wide
+  // spread) stops at the axis, without a cap.
+  const double lo = y.d0, hi = y.d1;
+  if (has_ci)
+    whisker(out, x, y(std::max(s.ci95_low, lo)), y(std::min(s.ci95_high, hi)), 12, s.ci95_low >= lo,
+            s.ci95_high <= hi);
+  const double label_at = y(has_ci ? std::min(std::max(s.mean, s.ci95_high), hi) : s.mean) - 6;
+  out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" font-size=\"10\">{}</text></g>\n", px(x),
+                     px(label_at), shown.text(s.mean, s.mean));
+}
+
+// The run values of every environment in the unit shown (quartiles and
+// whiskers are taken on those, so a rate's box is a rate's), and the range
+// the axis needs for them.
+struct ShownRuns {
+  std::vector<std::vector<double>> values;
+  double lo = 0, hi = 1;
+};
+
+ShownRuns shown_runs(const CaseAnalysis& c, const Shown& shown) {
+  ShownRuns r;
+  double lo = INFINITY, hi = -INFINITY;
+  for (const auto& e : c.envs) {
+    r.values.emplace_back();
+    for (double v : e.run_values) {
+      const double value = shown(v);
+      r.values.back().push_back(value);
+      if (std::isfinite(value)) lo = std::min(lo, value), hi = std::max(hi, value);
+    }
+  }
+  if (!(lo <= hi)) return r;
+  const double pad = hi > lo ? (hi - lo) * 0.06 : std::max(std::fabs(lo) * 0.05, 1e-6);
+  r.lo = lo - pad;
+  r.hi = hi + pad;
+  if (lo >= 0) r.lo = std::max(r.lo, 0.0);  // no axis below 0 for times
+  return r;
+}
+
+// Every run as a dot, in the order measured, spread sideways by the golden
+// ratio: the same picture every time the report is made.
+void draw_run_dots(std::string& out, const Shown& shown, const EnvironmentStats& e, const std::vector<double>& values,
+                   double x, double box, const Scale& y, double typical) {
+  out += fmt::format("<g class=\"runs\" data-env=\"{}\">", html_escape(e.env));
+  for (std::size_t k = 0; k < values.size(); ++k) {
+    const double r = values[k];
+    if (!std::isfinite(r)) continue;
+    const double spread = std::fmod(static_cast<double>(k + 1) * 0.6180339887498949, 1.0) - 0.5;
+    const bool outlier = std::find(e.outlier_runs.begin(), e.outlier_runs.end(), k) != e.outlier_runs.end();
+    out += fmt::format(
+        "<circle class=\"{}\" cx=\"{}\" cy=\"{}\" r=\"3\" fill=\"{}\" stroke=\"{}\" stroke-width=\"1\"><title>{}, "
+        "run {} of {}: {} {}{}</title></circle>",
+        outlier ? "run outlier" : "run", px(x + spread * box * 0.7), px(y(r)), outlier ? kInk : "#ffffff", kInk,
+        html_escape(e.env), k + 1, e.run_values.size(), shown.text(r, typical), html_escape(shown.unit()),
+        outlier ? " (an outlier: modified z-score above 3.5)" : "");
+  }
+  out += "</g>\n";
+}
+
+// One environment's box: median, quartiles and whiskers, then its runs.
+void draw_box(std::string& out, const Shown& shown, const EnvironmentStats& e, const std::vector<double>& values,
+              std::size_t i, const SlotFrame& f) {
+  const Scale& y = f.y;
+  const double x = f.slot_x(i), box = f.axis.slot * 0.5;
+  const auto finite = std::count_if(values.begin(), values.end(), [](double v) { return std::isfinite(v); });
+  if (finite == 0) return no_data_mark(out, e, x, (y.r0 + y.r1) / 2);
+  // One outlier rule in every report: the tables' modified z-score. The
+  // whiskers reach the furthest runs it does not flag.
+  const BoxPlot b = box_plot(values, e.outlier_runs);
+  auto text = [&](double value) { return shown.text(value, b.median); };
+  const std::string tip = fmt::format(
+      "{}: median {}, quartiles {} .. {}, whiskers {} .. {}, {} run{}; outliers: {}", e.env, text(b.median),
+      text(b.q1), text(b.q3), text(b.whisker_low), text(b.whisker_high), finite, finite == 1 ? "" : "s",
+      !e.outliers_assessed    ? fmt::format("not assessed (fewer than {} runs)", kMinOutlierSample)
+      : e.outlier_runs.empty() ? std::string("none")
+                               : fmt::format("{} flagged", e.outlier_runs.size()));
+  out += fmt::format("<g class=\"mark boxplot\" data-env=\"{}\"><title>{}</title>", html_escape(e.env),
+                     html_escape(tip));
+  out += fmt::format(
+      "<path d=\"M{0} {1}V{2}M{0} {3}V{4}M{5} {1}H{6}M{5} {4}H{6}\" stroke=\"{7}\" stroke-width=\"1.4\"/>", px(x),
+      px(y(b.whisker_high)), px(y(b.q3)), px(y(b.q1)), px(y(b.whisker_low)), px(x - box / 4), px(x + box / 4), kInk);
+  out += fmt::format(
+      "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\" fill-opacity=\"0.35\" stroke=\"{}\" "
+      "stroke-width=\"1.4\"/>",
+      px(x - box / 2), px(y(b.q3)), px(box), px(std::max(0.0, y(b.q1) - y(b.q3))), fill_of(i), kInk);
+  out += fmt::format("<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"{}\" stroke-width=\"3\"/></g>\n",
+                     px(x - box / 2), px(y(b.median)), px(x + box / 2), px(y(b.median)), kInk);
+  draw_run_dots(out, shown, e, values, x, box, y, b.median);
+}
+
+}  // namespace
+
+std::string svg_bar_chart(const CaseAnalysis& c, const std::string& id) {
+  const Shown shown{c};
+  double top = 0;
+  for (const auto& e : c.envs) {
+    const auto m = shown.mean(e.runs);
+    if (m.n == 0 || !std::isfinite(m.mean)) continue;
+    top = std::max(top, m.mean);
+    if (std::isfinite(m.ci95_high)) top = std::max(top, m.ci95_high);
+  }
+  const SlotFrame f = slot_frame(c, 0, top > 0 ? top * 1.04 : 1, 22, 220);
+  std::string out = svg_open(
+      "bars", id, f.width, f.height,
+      fmt::format("{}: mean {} per environment with its 95% confidence interval{}", c.case_id, shown.unit(),
+                  shown.better()));
+  y_axis(out, f.y, f.ticks, f.left, f.plot_right, fmt::format("mean {} (95% CI){}", shown.unit(), shown.better()));
+  out += "<g class=\"marks\">\n";
+  for (std::size_t i = 0; i < c.envs.size(); ++i) draw_bar(out, shown, c.envs[i], i, f);
+  out += "</g>\n";
+  draw_category_axis(out, c, f.axis, f.left, f.y.r0);
+  out += "</svg>\n";
+  return out;
+}
+
+std::string svg_box_plot(const CaseAnalysis& c, const std::string& id) {
+  const Shown shown{c};
+  const ShownRuns runs = shown_runs(c, shown);
+  const SlotFrame f = slot_frame(c, runs.lo, runs.hi, 14, 228);
+  std::string out = svg_open(
+      "box", id, f.width, f.height,
+      fmt::format("{}: the run values ({}) per environment: median, quartiles, whiskers to the furthest runs not "
+                  "flagged, every run a dot, filled where flagged as an outlier ({})",
+                  c.case_id, kOutlierRule,
+                  c.micro ? fmt::format("in {}, each the {}", c.figure_unit, run_value_words(c))
+                          : fmt::format("{} of one launch", c.unit)));
+  y_axis(out, f.y, f.ticks, f.left, f.plot_right,
+         c.micro ? fmt::format("run value, {}{}", shown.unit(), shown.better())
+                 : fmt::format("run {} ({})", c.run_statistic, c.unit));
+  out += "<g class=\"marks\">\n";
+  for (std::size_t i = 0; i < c.envs.size(); ++i) draw_box(out, shown, c.envs[i], runs.values[i], i, f);
+  out += "</g>\n";
+  draw_category_axis(out, c, f.axis, f.left, f.y.r0);
+  out += "</svg>\n";
+  return out;
+}
+
+namespace {
+
+// One row of the overhead chart: an environment's ratio in one case.
+struct RatioRow {
+  const CaseAnalysis* c;
+  const Overhead* o;
+  std::size_t env_index;  // its place in the plan: colour and marker
+  std::size_t group;      // the case's place among the chart's cases: bands
+  std::string label;
+};
+
+struct RatioRows {
+  std::vector<RatioRow> rows;
+  std::vector<std::pair<std::string, std::size_t>> legend;  // env, place in the plan
+};
+
+RatioRows ratio_rows(const Analysis& analysis, CaseKind kind) {
+  RatioRows r;
+  std::size_t group = 0;
+  for (const auto& c : analysis.cases) {
+    if (kind_of(c) != kind || c.overheads.empty()) continue;
+    for (const auto& o : c.overheads) {
+      std::size_t place = 0;
+      while (place < c.envs.size() && c.envs[place].env != o.env) ++place;
+      r.rows.push_back({&c, &o, place, group, shorten(c.case_id + " \u00b7 " + o.env, 52)});
+      if (std::none_of(r.legend.begin(), r.legend.end(), [&](const auto& l) { return l.first == o.env; }))
+        r.legend.emplace_back(o.env, place);
+    }
+    ++group;
+  }
+  return r;
+}
+
+struct RatioAxis {
+  double lo = 0, hi = 0;
+  Ticks ticks;
+  bool log = false;
+};
+
+// The axis spans 1.0 and every ratio; intervals widen it, but only up to
+// twice that span on either side, so one very wide interval (few runs, a
+// noisy baseline) cannot squash the rest. An interval cut there ends in an
+// arrow; its tooltip keeps the figures.
+RatioAxis ratio_axis(const std::vector<RatioRow>& rows, CaseKind kind) {
+  double r_lo = 1, r_hi = 1;
+  for (const auto& r : rows)
+    if (r.o->compared && std::isfinite(r.o->estimate.ratio) && r.o->estimate.ratio > 0)
+      r_lo = std::min(r_lo, r.o->estimate.ratio), r_hi = std::max(r_hi, r.o->estimate.ratio);
+  RatioAxis axis;
+  // Start-up and I/O can differ many times over between environments:
+  // a log axis keeps every ratio readable there.
+  axis.log = kind != CaseKind::training && r_hi / r_lo > 4;
+  const bool log = axis.log;
+  auto to_axis = [log](double v) { return log ? (v > 0 ? std::log10(v) : -INFINITY) : v; };
+  const double core_lo = to_axis(r_lo), core_hi = to_axis(r_hi);
+  const double reach = std::max(core_hi - core_lo, log ? 0.3 : 0.05) * (log ? 1 : 2);
+  double a_lo = core_lo, a_hi = core_hi;
+  for (const auto& r : rows) {
+    if (!r.o->compared || !std::isfinite(r.o->estimate.ratio)) continue;
+    const RatioEstimate& e = r.o->estimate;
+    if (std::isnan(e.ci95_low) || std::isnan(e.ci95_high)) continue;
+    // (On a log axis an end at or below 0 does not widen it: it has no place there.)
+    if (const double t = to_axis(e.ci95_low); std::isfinite(t)) a_lo = std::min(a_lo, std::max(t, core_lo - reach));
+    a_hi = std::max(a_hi, std::min(to_axis(e.ci95_high), core_hi + reach));
+  }
+  if (log) {
+    axis.lo = std::pow(10.0, a_lo) / 1.15;
+    axis.hi = std::pow(10.0, a_hi) * 1.15;
+    axis.ticks = log_ticks(axis.lo, axis.hi);
+  } else {
+    const double pad = std::max((a_hi - a_lo) * 0.06, 0.01);
+    axis.lo = a_lo - pad;
+    axis.hi = a_hi + pad;
+    axis.ticks = linear_ticks(axis.lo, axis.hi, 6, true);
+  }
+  return axis;
+}
+
+// Where everything of the overhead chart goes: a row per ratio under the
+// reference's label, the x axis, then the legend wrapped to the width.
+struct RatioLayout {
+  double row_h = 24, plot_top = 26, plot_bottom = 0, left = 0, plot_w = 480, width = 0, height = 0;
+  std::vector<std::pair<double, double>> legend_at;
+  double legend_note_y = 0;
+  double row_y(std::size_t i) const { return plot_top + row_h * (static_cast<double>(i) + 0.5); }
+};
+
+RatioLayout ratio_layout(const RatioRows& r) {
+  RatioLayout l;
+  double label_width = 0;
+  for (const auto& row : r.rows) label_width = std::max(label_width, text_width(row.label, kFont));
+  const double axis_h = 46, right = 24;
+  l.left = std::clamp(label_width + 18, 120.0, 360.0);
+  l.width = l.left + l.plot_w + right;
+  l.plot_bottom = l.plot_top + l.row_h * static_cast<double>(r.rows.size());
+  double lx = l.left, ly = l.plot_bottom + axis_h + 4;
+  for (const auto& [env, place] : r.legend) {
+    const double w = 22 + text_width(shorten(env, 40), kFont) + 18;
+    if (lx + w > l.width - right && lx > l.left) lx = l.left, ly += 20;
+    l.legend_at.emplace_back(lx, ly);
+    lx += w;
+  }
+  l.legend_note_y = ly + 22;
+  l.height = l.legend_note_y + 26;
+  return l;
+}
+
+// Bands (one per case, alternating, so the rows of a case read together),
+// the x axis with its grid, and the reference line at 1.0.
+void draw_ratio_frame(std::string& out, const RatioRows& r, const RatioAxis& axis, const RatioLayout& l,
+                      const Scale& x, const std::string& axis_title, const std::string& baseline) {
+  for (std::size_t i = 0; i < r.rows.size(); ++i) {
+    if (r.rows[i].group % 2) continue;
+    out += fmt::format("<rect class=\"band\" x=\"0\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"#efefef\"/>",
+                       px(l.plot_top + l.row_h * static_cast<double>(i)), px(l.width), px(l.row_h));
+  }
+  out += "\n<g class=\"axis x\">\n";
+  for (double v : axis.ticks.values) {
+    out += fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\" stroke=\"{3}\"/>", px(x(v)), px(l.plot_top),
+                       px(l.plot_bottom), kGrid);
+    out += fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\" stroke=\"{3}\"/>", px(x(v)),
+                       px(l.plot_bottom), px(l.plot_bottom + 5), kInk);
+    out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n", px(x(v)),
+                       px(l.plot_bottom + 18), html_escape(axis.ticks.label(v)));
+  }
+  out += fmt::format("<line x1=\"{0}\" y1=\"{2}\" x2=\"{1}\" y2=\"{2}\" stroke=\"{3}\"/>\n", px(l.left),
+                     px(l.left + l.plot_w), px(l.plot_bottom), kInk);
+  out += fmt::format("<text class=\"axis-title\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n",
+                     px(l.left + l.plot_w / 2), px(l.plot_bottom + 38), html_escape(axis_title));
+  out += "</g>\n";
+  out += fmt::format(
+      "<g class=\"reference\"><title>1.0: the same mean as {0}, no overhead</title>"
+      "<line x1=\"{1}\" y1=\"{2}\" x2=\"{1}\" y2=\"{3}\" stroke=\"{4}\" stroke-width=\"1.5\" "
+      "stroke-dasharray=\"5 3\"/><text x=\"{1}\" y=\"{5}\" text-anchor=\"middle\" font-size=\"11\">"
+      "1.0 = no overhead</text></g>\n",
+      html_escape(baseline), px(x(1.0)), px(l.plot_top - 4), px(l.plot_bottom), kInk, px(l.plot_top - 9));
+}
+
+// A ratio's 95% CI as a line; ends beyond the axis (or at or below 0 on a
+// log axis) stop at its edge with an arrow instead of a cap.
+std::string ratio_interval_path(const RatioEstimate& e, const Scale& x, double cy) {
+  const bool cut_lo = !(e.ci95_low > x.d0), cut_hi = !(e.ci95_high < x.d1);
+  const double x0 = cut_lo ? x.r0 : x(e.ci95_low), x1 = cut_hi ? x.r1 : x(e.ci95_high);
+  std::string d = fmt::format("M{} {}H{}", px(x0), px(cy), px(x1));
+  d += cut_lo ? fmt::format("M{0} {1}L{2} {3}M{0} {1}L{2} {4}", px(x0), px(cy), px(x0 + 7), px(cy - 4), px(cy + 4))
+              : fmt::format("M{0} {1}V{2}", px(x0), px(cy - 5), px(cy + 5));
+  d += cut_hi ? fmt::format("M{0} {1}L{2} {3}M{0} {1}L{2} {4}", px(x1), px(cy), px(x1 - 7), px(cy - 4), px(cy + 4))
+              : fmt::format("M{0} {1}V{2}", px(x1), px(cy - 5), px(cy + 5));
+  return d;
+}
+
+// One row: its label, then the ratio with its interval, or why there is none.
+void draw_ratio_row(std::string& out, const RatioRow& r, double cy, double left, const Scale& x,
+                    const std::string& baseline) {
+  const Overhead& o = *r.o;
+  const RatioEstimate& e = o.estimate;
+  out += fmt::format(
+      "<text class=\"row-label\" x=\"{}\" y=\"{}\" text-anchor=\"end\" dominant-baseline=\"middle\">"
+      "<title>{}</title>{}</text>",
+      px(left - 10), px(cy), html_escape(r.c->case_id + ", " + o.env + " vs " + baseline), html_escape(r.label));
+  if (!o.compared) {
+    out += fmt::format(
+        "<g class=\"mark not-compared\"><title>{}, {} vs {}: NOT COMPARED, the environments did not run "
+        "like for like</title><text x=\"{}\" y=\"{}\" dominant-baseline=\"middle\" font-weight=\"700\">"
+        "NOT COMPARED</text></g>\n",
+        html_escape(r.c->case_id), html_escape(o.env), html_escape(baseline), px(left + 8), px(cy));
+    return;
+  }
+  if (!std::isfinite(e.ratio) || !(e.ratio > 0)) {
+    out += fmt::format(
+        "<g class=\"mark no-data\"><title>{}, {}: no ratio</title><text x=\"{}\" y=\"{}\" "
+        "dominant-baseline=\"middle\" font-style=\"italic\">n/a</text></g>\n",
+        html_escape(r.c->case_id), html_escape(o.env), px(left + 8), px(cy));
+    return;
+  }
+  const std::string tip = fmt::format(
+      "{}, {} vs {}: {} {:.4f} ({}), {}; {}{}", r.c->case_id, o.env, baseline, ratio_label(*r.c), e.ratio,
+      format_percent_change(e.ratio), ratio_interval_words(e), o.verdict_text,
+      o.mismatch_allowed ? "; MISMATCH ALLOWED: not like for like (--allow-mismatch)" : "");
+  out += fmt::format("<g class=\"mark ratio{}\" data-env=\"{}\"><title>{}</title>",
+                     o.mismatch_allowed ? " mismatch-allowed" : "", html_escape(o.env), html_escape(tip));
+  if (!std::isnan(e.ci95_low) && !std::isnan(e.ci95_high))
+    out += fmt::format("<path d=\"{}\" stroke=\"{}\" stroke-width=\"1.8\" fill=\"none\"{}/>",
+                       ratio_interval_path(e, x, cy), kInk, o.mismatch_allowed ? " stroke-dasharray=\"4 3\"" : "");
+  else
+    out += fmt::format("<text x=\"{}\" y=\"{}\" font-size=\"10\" dominant-baseline=\"middle\">no CI</text>",
+                       px(x(e.ratio) + 10), px(cy));
+  out += marker(r.env_index, x(e.ratio), cy, fill_of(r.env_index), o.mismatch_allowed);
+  out += "</g>\n";
+}
+
+void draw_ratio_legend(std::string& out, const RatioRows& r, const RatioLayout& l) {
+  out += "<g class=\"legend\">\n";
+  for (std::size_t i = 0; i < r.legend.size(); ++i) {
+    const auto& [env, place] = r.legend[i];
+    const auto [lx, ly] = l.legend_at[i];
+    out += marker(place, lx + 8, ly, fill_of(place), false);
+    out += fmt::format("<text x=\"{}\" y=\"{}\" dominant-baseline=\"middle\"><title>{}</title>{}</text>\n",
+                       px(lx + 22), px(ly), html_escape(env), html_escape(shorten(env, 40)));
+  }
+  out += fmt::format(
+      "<text x=\"{0}\" y=\"{1}\" font-size=\"11\">point: ratio of the means; line: its 95% CI; "
+      "arrow: the interval goes on beyond the axis</text>\n<text x=\"{0}\" y=\"{2}\" font-size=\"11\">"
+      "hollow marker, dashed line: MISMATCH ALLOWED (not like for like)</text>\n",
+      px(l.left), px(l.legend_note_y), px(l.legend_note_y + 14));
+  out += "</g>\n";
+}
+
+}  // namespace
+
+std::string svg_overhead_chart(const Analysis& analysis, CaseKind kind, const std::string& id) {
+  const RatioRows r = ratio_rows(analysis, kind);
+  if (r.rows.empty()) return "";
+  const RatioAxis axis = ratio_axis(r.rows, kind);
+  const RatioLayout l = ratio_layout(r);
+  const Scale x{axis.lo, axis.hi, l.left, l.left + l.plot_w, axis.log};
+  const bool micro = kind == CaseKind::micro;
+  const std::string compared = micro ? "mean times per operation" : "means";
+  std::string out = svg_open(
+      kind == CaseKind::training ? std::string("overhead") : fmt::format("overhead {}", kind_slug(kind)), id, l.width,
+      l.height,
+      fmt::format("{}: ratio of {} against {} with its 95% CI (Fieller); 1.0 is no overhead",
+                  kind == CaseKind::startup ? "Container start-up"
+                  : micro                   ? "Micro-benchmarks"
+                                            : "Training",
+                  compared, analysis.baseline));
+  draw_ratio_frame(out, r, axis, l, x,
+                   fmt::format("ratio of {}, environment / {}{}: right of 1.0 is slower",
+                               micro ? "mean time per operation" : "means", analysis.baseline,
+                               axis.log ? " (log scale)" : ""),
+                   analysis.baseline);
+  out += "<g class=\"marks\">\n";
+  for (std::size_t i = 0; i < r.rows.size(); ++i) draw_ratio_row(out, r.rows[i], l.row_y(i), l.left, x, analysis.baseline);
+  out += "</g>\n";
+  draw_ratio_legend(out, r, l);
+  out += "</svg>\n";
+  return out;
+}
+
+}  // namespace dlcbench

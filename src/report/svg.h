@@ -1,0 +1,28 @@
+// The HTML report's charts, each one <svg> element drawn here (no script,
+// nothing fetched). Per case: a bar chart of the mean per environment with
+// 95% CI whiskers (svg class "chart bars") and the run values as a box plot
+// with every run a dot (class "chart box"); a micro-benchmark's are drawn in
+// its figure (GFLOP/s, GB/s, MB/s, ms), the axis saying whether higher or
+// lower is better. Per section: the overhead ratio against the baseline with
+// its 95% CI and a reference line at 1.0 (class "chart overhead", "chart
+// overhead micro", "chart overhead startup").
+#pragma once
+
+#include <string>
+
+#include "analysis/analysis.h"
+#include "report/report_model.h"
+
+namespace dlcbench {
+
+// `id` becomes the element's id.
+std::string svg_bar_chart(const CaseAnalysis& c, const std::string& id);
+std::string svg_box_plot(const CaseAnalysis& c, const std::string& id);
+// One row per case of the kind and non-baseline environment with an
+// overhead; "" when there is none.
+std::string svg_overhead_chart(const Analysis& analysis, CaseKind kind, const std::string& id);
+
+// Text for HTML (and inline SVG) content and attribute values: & < > " ' escaped.
+std::string html_escape(const std::string& text);
+
+}  // namespace dlcbench

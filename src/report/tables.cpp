@@ -1,0 +1,328 @@
+// The tables of report_model.h: every column of every report is added here.
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "core/words.h"
+#include "report/backend_comparison.h"
+#include "report/figures.h"
+#include "report/report_model.h"
+
+namespace dlcbench {
+namespace {
+
+const Overhead* find_overhead(const CaseAnalysis& c, const std::string& env) {
+  for (const auto& o : c.overheads)
+    if (o.env == env) return &o;
+  return nullptr;
+}
+
+// "+3.1% (95% CI +1.2% .. +5.0%, p = 0.003)", or "not compared".
+std::string overhead_cell(const Overhead& o) {
+  if (!o.compared) return "not compared";
+  const auto& r = o.estimate;
+  std::string out = format_percent_change(r.ratio) + " (" + ratio_interval_words(r);
+  if (std::isfinite(r.test.p_value)) out += fmt::format(", p = {:.2g}", r.test.p_value);
+  return out + ")";
+}
+
+Cell verdict_cell(const Overhead& o) {
+  if (!o.compared) return {"NOT COMPARED: not like for like", CellStyle::not_compared};
+  const std::string v = short_verdict_words(o, ComparisonWording::overhead);
+  if (o.mismatch_allowed) return {"MISMATCH ALLOWED: " + v, CellStyle::mismatch_allowed};
+  return v;
+}
+
+// "+3.1%*" for the paper-style tables: the change, "*" where significant.
+std::string percent_mark(const Overhead& o) {
+  return fmt::format("{:+.1f}%{}", 100 * (o.estimate.ratio - 1), is_significant(o.verdict) ? "*" : "");
+}
+
+// Environments of the cases of one kind, in the plan's order.
+std::vector<std::string> environments_of(const Analysis& a, CaseKind kind) {
+  std::vector<std::string> envs;
+  for (const auto& c : a.cases) {
+    if (kind_of(c) != kind) continue;
+    for (const auto& e : c.envs)
+      if (std::find(envs.begin(), envs.end(), e.env) == envs.end()) envs.push_back(e.env);
+  }
+  return envs;
+}
+
+// The summary row's last two cells: the overhead and the verdict (the
+// baseline is named as such; an environment without runs says why).
+std::vector<Cell> comparison_cells(const Analysis& analysis, const CaseAnalysis& c, const EnvironmentStats& e) {
+  if (e.env == analysis.baseline) return {"baseline", ""};
+  if (const Overhead* o = find_overhead(c, e.env))
+    return {c.startup && o->compared ? added_time_words(*o, "start") + ", " + overhead_cell(*o) : overhead_cell(*o),
+            verdict_cell(*o)};
+  const EnvironmentStats* base = find_environment(c, analysis.baseline);
+  if (!base || base->run_values.empty()) return {"n/a", fmt::format("no data for {}", analysis.baseline)};
+  if (e.failed_launches)
+    return {"n/a", fmt::format("no data: {}", counted(static_cast<std::size_t>(e.failed_launches), "failed launch",
+                                                       "failed launches"))};
+  return {"n/a", "no data"};
+}
+
+// "none", "not assessed (fewer than 5 runs)", or the flagged run values by
+// round order: "0.31234 0.29911" (a micro-benchmark's as its figures).
+std::string outliers(const CaseAnalysis& c, const EnvironmentStats& e) {
+  if (!e.outliers_assessed) return fmt::format("not assessed (fewer than {} runs)", kMinOutlierSample);
+  if (e.outlier_runs.empty()) return "none";
+  const int d = figure_decimals(figure_of(c, e.runs.mean));
+  std::vector<std::string> values;
+  for (auto i : e.outlier_runs)
+    if (i < e.run_values.size()) values.push_back(format_case_value(c, e.run_values[i], d));
+  return fmt::format("{}", fmt::join(values, " "));
+}
+
+std::string container_words(const EnvironmentStats& e) { return e.in_container ? "in container" : "not in container"; }
+
+// The file system is worth a column for the I/O benchmarks only.
+bool shows_file_system(const CaseAnalysis& c) {
+  return c.workload.starts_with("io-") ||
+         std::any_of(c.envs.begin(), c.envs.end(), [](const auto& e) { return !e.fs_type.empty(); });
+}
+
+// Appends a column to a table being built.
+void add_column(Table& t, std::string header, bool numeric) {
+  t.header.push_back(std::move(header));
+  t.numeric.push_back(numeric);
+}
+
+Table micro_detail_columns(const CaseAnalysis& c) {
+  Table t;
+  const std::string& u = c.figure_unit;
+  t.header = {"env", "runs", "operations per run", "mean " + u, "median " + u, "best " + u, "worst " + u, "CV",
+              "95% CI of mean"};
+  t.numeric = {false, true, true, true, true, true, true, true, true};
+  if (!c.figure_is_rate) {
+    // The run values are medians: the tail shows only over all operations.
+    add_column(t, "mean " + u + ", all operations", true);
+    add_column(t, "p99 " + u + ", all operations", true);
+  }
+  add_column(t, "warm-up operations", true);
+  add_column(t, "warm-up mean " + u, true);
+  add_column(t, "failed launches", true);
+  add_column(t, "outlier runs (kept)", false);
+  if (shows_file_system(c)) add_column(t, "file system", false);
+  if (std::any_of(c.envs.begin(), c.envs.end(), [](const auto& e) { return e.estimated_peak_gflops; }))
+    add_column(t, "mean of estimated peak", true);
+  add_column(t, "data", false);
+  return t;
+}
+
+std::vector<Cell> micro_detail_row(const CaseAnalysis& c, const EnvironmentStats& e) {
+  const FigureSummary f = figure_summary(c, e.runs);
+  const int d = figure_decimals(f.mean);
+  auto fig = [&](double v) { return f.n ? format_figure(v, d) : std::string("n/a"); };
+  const std::string per_run =
+      e.run_values.empty() ? "n/a"
+                           : fmt::format("{:g}", static_cast<double>(e.batch_seconds.size()) /
+                                                     static_cast<double>(e.run_values.size()));
+  const std::string ci = f.n > 1 && (std::isfinite(f.ci95_low) || std::isfinite(f.ci95_high))
+                             ? fmt::format("{} .. {}", fig(f.ci95_low), fig(f.ci95_high))
+                             : "n/a";
+  std::vector<Cell> row = {e.env,        std::to_string(f.n), per_run,         fig(f.mean), fig(f.median),
+                           fig(f.best), fig(f.worst),        format_cv(e.runs), ci};
+  if (!c.figure_is_rate) {
+    const bool any = !e.batch_seconds.empty();
+    row.emplace_back(any ? format_figure(figure_of(c, e.batches.mean), d) : "n/a");
+    row.emplace_back(any ? format_figure(figure_of(c, e.p99_seconds), d) : "n/a");
+  }
+  row.insert(row.end(), {std::to_string(e.warmup_seconds.size()),
+                         e.warmup.n ? format_figure(figure_of(c, e.warmup.mean), d) : "n/a",
+                         std::to_string(e.failed_launches), outliers(c, e)});
+  if (shows_file_system(c)) row.emplace_back(e.fs_type.empty() ? "n/a" : e.fs_type);
+  if (std::any_of(c.envs.begin(), c.envs.end(), [](const auto& x) { return x.estimated_peak_gflops; })) {
+    const double of_peak = fraction_of_peak(c, e);
+    row.emplace_back(std::isfinite(of_peak) ? fmt::format("{:.1f}% of {:.0f}", 100 * of_peak, *e.estimated_peak_gflops)
+                                            : "n/a");
+  }
+  row.emplace_back(e.fingerprint ? container_words(e) : "n/a");
+  return row;
+}
+
+// Training and start-up: the data set and where the worker ran.
+std::string data_words(const EnvironmentStats& e) {
+  std::string data = e.dataset;
+  if (e.fingerprint) {
+    if (!data.empty()) data += ", ";
+    data += container_words(e);
+  }
+  return data.empty() ? "n/a" : data;
+}
+
+std::string seconds_ci(const Summary& s) {
+  return std::isfinite(s.ci95_low) && std::isfinite(s.ci95_high)
+             ? fmt::format("{} .. {}", format_seconds(s.ci95_low), format_seconds(s.ci95_high))
+             : "n/a";
+}
+
+// The console's last column: the data, and what a reader should know of the runs.
+std::string console_notes(const EnvironmentStats& e) {
+  std::vector<std::string> notes;
+  if (!e.dataset.empty()) notes.push_back(e.dataset);
+  if (e.fingerprint) notes.push_back(container_words(e));
+  if (e.failed_launches)
+    notes.push_back(counted(static_cast<std::size_t>(e.failed_launches), "failed launch", "failed launches"));
+  if (e.runs.n > 1 && !e.outliers_assessed)
+    notes.push_back(fmt::format("outliers not assessed (fewer than {} runs)", kMinOutlierSample));
+  if (!e.outlier_runs.empty()) {
+    std::vector<std::string> values;
+    for (auto i : e.outlier_runs) values.push_back(fmt::format("{:.5f}", e.run_values[i]));
+    notes.push_back(fmt::format("outlier runs {} (kept)", fmt::join(values, " ")));
+  }
+  return fmt::format("{}", fmt::join(notes, ", "));
+}
+
+}  // namespace
+
+Table summary_table(const Analysis& analysis, CaseKind kind) {
+  // One row per case and environment, whatever the number of environments:
+  // a column per environment (the paper's layout, kept in the console) grew
+  // past a page's width at four runtimes.
+  Table t;
+  t.header = {"case", "environment",
+              kind == CaseKind::micro     ? std::string("mean (95% CI)")
+              : kind == CaseKind::startup ? std::string("mean s/start (95% CI)")
+                                          : std::string("mean s/batch (95% CI)"),
+              fmt::format("{} vs {} (95% CI)", kind == CaseKind::micro ? "time per operation" : "overhead",
+                          analysis.baseline),
+              "verdict"};
+  t.numeric = {false, false, true, true, false};
+  for (const auto& c : analysis.cases) {
+    if (kind_of(c) != kind) continue;
+    bool first = true;
+    for (const auto& e : c.envs) {
+      std::vector<Cell> row = {first ? c.case_id : "", e.env, format_case_mean_ci(c, e.runs)};
+      first = false;
+      for (auto& cell : comparison_cells(analysis, c, e)) row.push_back(std::move(cell));
+      t.rows.push_back(std::move(row));
+    }
+  }
+  return t;
+}
+
+Table console_summary_table(const Analysis& analysis, CaseKind kind) {
+  Table t;
+  const auto envs = environments_of(analysis, kind);
+  t.header = {"case"};
+  t.header.insert(t.header.end(), envs.begin(), envs.end());
+  t.numeric.assign(t.header.size(), false);
+  t.min_width.assign(t.header.size(), 0);
+  t.min_width[0] = 4;
+  t.pad_last = true;
+  for (const auto& c : analysis.cases) {
+    if (kind_of(c) != kind) continue;
+    std::vector<Cell> row{c.micro ? fmt::format("{} ({})", c.case_id, c.figure_unit) : c.case_id};
+    for (const auto& name : envs) {
+      std::string cell = "n/a";
+      if (const EnvironmentStats* e = find_environment(c, name); e && e->runs.n) {
+        const FigureSummary f = figure_summary(c, e->runs);
+        cell = c.micro ? format_figure(f.mean, figure_decimals(f.mean)) : format_seconds(e->runs.mean);
+      }
+      if (const Overhead* o = find_overhead(c, name)) cell += !o->compared ? " not compared" : " " + percent_mark(*o);
+      row.emplace_back(std::move(cell));
+    }
+    t.rows.push_back(std::move(row));
+  }
+  return t;
+}
+
+Table detail_table(const CaseAnalysis& c) {
+  if (c.micro) {
+    Table t = micro_detail_columns(c);
+    for (const auto& e : c.envs) t.rows.push_back(micro_detail_row(c, e));
+    return t;
+  }
+  Table t;
+  const std::string batches = c.startup ? "starts" : "batches";
+  t.header = {"env", "runs", batches, "mean", "median", "stddev", "min", "max", "CV", "95% CI of mean",
+              "warm-up " + batches, "warm-up mean", "failed launches", "outlier runs (kept)", "data"};
+  t.numeric = {false, true, true, true, true, true, true, true, true, true, true, true, true, false, false};
+  for (const auto& e : c.envs) {
+    const Summary& s = e.runs;
+    auto seconds = [&](double v) { return s.n ? format_seconds(v) : std::string("n/a"); };
+    t.rows.push_back({e.env, std::to_string(s.n), std::to_string(e.batch_seconds.size()), seconds(s.mean),
+                      seconds(s.median), seconds(s.stddev), seconds(s.min), seconds(s.max), format_cv(s),
+                      seconds_ci(s), std::to_string(e.warmup_seconds.size()),
+                      e.warmup.n ? format_seconds(e.warmup.mean) : "n/a", std::to_string(e.failed_launches),
+                      outliers(c, e), data_words(e)});
+  }
+  return t;
+}
+
+Table console_case_table(const CaseAnalysis& c) {
+  if (c.micro) return detail_table(c);
+  Table t;
+  t.header = {"env", "runs", c.startup ? "starts" : "batches", "mean", "median", "stddev", "95% CI of mean",
+              "CV",  "warm-up", "data"};
+  t.numeric = {false, true, true, true, true, true, true, true, true, false};
+  t.min_width = {10, 5, 8, 10, 10, 10, 22, 7, 10, 0};
+  t.gap = {2, 1, 1, 1, 1, 1, 1, 1, 1, 2};
+  for (const auto& e : c.envs) {
+    const Summary& s = e.runs;
+    t.rows.push_back({e.env, std::to_string(s.n), std::to_string(e.batch_seconds.size()), format_seconds(s.mean),
+                      format_seconds(s.median), format_seconds(s.stddev),
+                      std::isfinite(s.ci95_low) ? seconds_ci(s) : "n/a", format_cv(s),
+                      e.warmup.n ? format_seconds(e.warmup.mean) : "n/a", console_notes(e)});
+  }
+  return t;
+}
+
+Table backend_table(const Analysis& analysis) {
+  Table t;
+  const auto groups = backend_groups(analysis);
+  if (groups.empty()) return t;
+  t.header = {"network", "back end", fmt::format("s/batch ({})", analysis.baseline), "vs fastest"};
+  std::vector<std::string> envs;
+  for (const auto& g : groups)
+    for (const auto& r : g.rows)
+      for (const auto& o : r.analysis->overheads)
+        if (std::find(envs.begin(), envs.end(), o.env) == envs.end()) envs.push_back(o.env);
+  for (const auto& e : envs) t.header.push_back(fmt::format("{} vs {}", e, analysis.baseline));
+  t.numeric.assign(t.header.size(), true);
+  t.numeric[0] = t.numeric[1] = false;
+  for (const auto& g : groups)
+    for (const auto& r : g.rows) {
+      std::vector<Cell> row = {g.network, r.analysis->spec.backend, format_seconds(r.baseline_seconds),
+                               r.vs_fastest > 0 ? fmt::format("{:.2f}x", r.vs_fastest) : "n/a"};
+      for (const auto& e : envs) {
+        const Overhead* o = find_overhead(*r.analysis, e);
+        row.emplace_back(o ? overhead_cell(*o) : "n/a");
+      }
+      t.rows.push_back(std::move(row));
+    }
+  return t;
+}
+
+Table console_backend_table(const Analysis& analysis) {
+  Table t;
+  const auto groups = backend_groups(analysis);
+  if (groups.empty()) return t;
+  std::vector<std::string> envs;
+  for (const auto& g : groups)
+    for (const auto& r : g.rows)
+      for (const auto& o : r.analysis->overheads)
+        if (std::find(envs.begin(), envs.end(), o.env) == envs.end()) envs.push_back(o.env);
+  t.header = {"network", "back end", fmt::format("s/batch on {}", analysis.baseline), "vs fastest"};
+  t.numeric = {false, false, true, true};
+  for (const auto& e : envs) add_column(t, e + " vs " + analysis.baseline, false);
+  for (const auto& g : groups)
+    for (std::size_t i = 0; i < g.rows.size(); ++i) {
+      const auto& r = g.rows[i];
+      std::vector<Cell> row = {i == 0 ? g.network : "", r.analysis->spec.backend,
+                               r.baseline_seconds > 0 ? format_seconds(r.baseline_seconds) : "n/a",
+                               r.vs_fastest > 0 ? fmt::format("{:.2f}x", r.vs_fastest) : "n/a"};
+      for (const auto& e : envs) {
+        const Overhead* o = find_overhead(*r.analysis, e);
+        row.emplace_back(o && o->compared ? percent_mark(*o) : "n/a");
+      }
+      t.rows.push_back(std::move(row));
+    }
+  return t;
+}
+
+}  // namespace dlcbench
