@@ -1,7 +1,8 @@
 // The reference engine's layers, one by one: every backward pass against
 // central finite differences of a scalar loss, L = sum(output * r) for a
-// fixed random r (so dL/doutput = r), at a small size. Then whole networks
-// learning a task that can be learnt.
+// fixed random r (so dL/doutput = r), at a small size. Then whole networks:
+// refused where their shapes cannot be wired, learning a task that can be
+// learnt.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -9,6 +10,7 @@
 #include <cstdint>
 #include <functional>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -21,6 +23,7 @@
 #include "backends/reference/linear.h"
 #include "backends/reference/loss.h"
 #include "backends/reference/lstm.h"
+#include "backends/reference/networks.h"
 #include "backends/reference/pooling.h"
 #include "backends/reference/sgd.h"
 
@@ -405,6 +408,22 @@ TEST(ReferenceTraining, ResNetLossFalls) {
   auto session = make_backend("reference", 1)->prepare(w, quadrant_data({1, 4, 4}, 16 * 8), spec);
   const auto [first, last] = train(*session, 50);
   EXPECT_LT(last, 0.7 * first) << "from " << first << " to " << last;
+}
+
+// ResNet's shortcut (option A) only adds channels: a stage narrower than the
+// one before cannot be wired, and the network walk refuses it when the
+// network is built instead of writing past the block's output.
+TEST(ReferenceNetworks, ResNetWithAShortcutThatCannotMapItsInputIsRefused) {
+  models::ModelSpec spec;
+  spec.name = "narrowing";
+  spec.architecture = models::ResNetSpec{.input_shape = {1, 4, 4}, .blocks_per_stage = 1, .stage_channels = {8, 4}};
+  ParameterList params;
+  try {
+    make_classifier(params, spec, 2);
+    ADD_FAILURE() << "a ResNet narrowing from 8 to 4 channels was built";
+  } catch (const std::logic_error& e) {
+    EXPECT_STREQ(e.what(), "blocks.1: the shortcut cannot map 8x4x4 onto 4x2x2");
+  }
 }
 
 TEST(ReferenceTraining, LanguageModelLearnsARepeatingText) {

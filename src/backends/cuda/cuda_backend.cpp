@@ -172,7 +172,7 @@ class LanguageModelSession : public TrainingSession {
         rows_(lstm_.sequence * c.batch),
         input_(static_cast<std::size_t>(rows_)),
         target_(static_cast<std::size_t>(rows_)),
-        net_(step_.gpu(), step_.params(), lstm_, c.batch) {
+        net_(make_language_model(step_.gpu(), step_.params(), lstm_, c.batch)) {
     load_batch(0);
   }
 
@@ -188,9 +188,9 @@ class LanguageModelSession : public TrainingSession {
 
   double train_step() override {
     double* loss_sum = step_.begin();
-    float* scores = net_.forward(input_.data());
+    float* scores = net_->forward(input_.data());
     kernels::softmax_cross_entropy(scores, target_.data(), rows_, lstm_.vocabulary, loss_sum, step_.gpu().stream());
-    net_.backward(scores);
+    net_->backward(scores);
     return step_.finish(rows_);
   }
 
@@ -204,7 +204,7 @@ class LanguageModelSession : public TrainingSession {
   // over the text.
   std::size_t start_window(std::size_t index) {
     const std::size_t window = index % windows_;
-    if (window == 0) net_.reset_state();
+    if (window == 0) net_->reset_state();
     return window;
   }
 
@@ -222,7 +222,7 @@ class LanguageModelSession : public TrainingSession {
   std::size_t windows_;
   std::int64_t rows_;
   DeviceArray<std::int64_t> input_, target_;
-  LanguageModel net_;
+  std::unique_ptr<LanguageModel> net_;
 };
 
 class CudaBackend : public Backend {

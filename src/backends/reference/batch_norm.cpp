@@ -53,7 +53,7 @@ float* BatchNorm2d::forward(const float* x) {
 //   dweight = sum(dy * x^), dbias = sum(dy),
 //   dx = weight * inv_std * (dy - dbias / m - x^ * dweight / m),
 // the mean and variance depending on every x of the channel.
-void BatchNorm2d::backward(float* grad) {
+float* BatchNorm2d::backward(float* grad) {
   const std::int64_t count = shape_.channel_size();
   const float* w = weight_->value.data();
   float* dw = weight_->grad.data();
@@ -78,6 +78,7 @@ void BatchNorm2d::backward(float* grad) {
     for (std::int64_t i = 0; i < count; ++i)
       g[i] = scale * (g[i] - mean_dy - (xc[i] - mean) * inv_std * mean_dy_xhat);
   }
+  return grad;
 }
 
 }  // namespace dlcbench::reference

@@ -21,8 +21,9 @@ class BatchNorm2d {
   // x must stay unchanged until backward(): the normalised values are
   // recomputed from it there rather than stored.
   float* forward(const float* x);
-  // In place: the gradient of the output becomes that of the input.
-  void backward(float* grad);
+  // In place: the gradient of the output becomes that of the input, which
+  // is returned (grad itself).
+  float* backward(float* grad);
   float* output() { return y_.data(); }
 
  private:

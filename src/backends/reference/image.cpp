@@ -26,6 +26,21 @@ void to_batch_major(const float* channel_major, ImageShape s, float* batch_major
     }
 }
 
+const float* ChannelMajorInput::forward(const float* examples) {
+  to_channel_major(examples, shape_, x_.data());
+  return x_.data();
+}
+
+const float* Flatten::forward(const float* x) {
+  to_batch_major(x, shape_, y_.data());
+  return y_.data();
+}
+
+float* Flatten::backward(const float* dy) {
+  to_channel_major(dy, shape_, dx_.data());
+  return dx_.data();
+}
+
 // Only the input's channels take part: the padded ones are zero, adding
 // nothing forward and receiving a gradient nobody needs.
 void add_shortcut(const float* input, ImageShape in, std::int64_t stride, float* output, ImageShape out) {

@@ -9,6 +9,8 @@
 
 #include <cstdint>
 
+#include "backends/reference/tensor.h"
+
 namespace dlcbench::reference {
 
 struct ImageShape {
@@ -22,6 +24,31 @@ struct ImageShape {
 // [N, C, H, W] -> [C, N, H, W], and back.
 void to_channel_major(const float* batch_major, ImageShape shape, float* channel_major);
 void to_batch_major(const float* channel_major, ImageShape shape, float* batch_major);
+
+// The network's input: the examples [N, C, H, W] converted once to the
+// engine's layout.
+class ChannelMajorInput {
+ public:
+  explicit ChannelMajorInput(ImageShape shape) : shape_(shape), x_({shape.numel()}) {}
+  const float* forward(const float* examples);
+
+ private:
+  ImageShape shape_;
+  Tensor x_;
+};
+
+// The classifier head's x.flatten(1): channel-major features to the rows
+// [N, C * H * W] that PyTorch's flatten gives, and the rows' gradient back.
+class Flatten {
+ public:
+  explicit Flatten(ImageShape shape) : shape_(shape), y_({shape.numel()}), dx_({shape.numel()}) {}
+  const float* forward(const float* x);
+  float* backward(const float* dy);
+
+ private:
+  ImageShape shape_;
+  Tensor y_, dx_;
+};
 
 // ResNet's option-A shortcut (He et al.), which has no parameters: the input
 // subsampled as x[:, :, ::stride, ::stride], its channels zero-padded at the

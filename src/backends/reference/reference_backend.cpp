@@ -45,15 +45,35 @@ void import_parameters(ParameterList& params, const ParameterSet& given) {
 
 reference::Sgd make_sgd(const models::SgdSpec& s) { return {s.learning_rate, s.momentum}; }
 
+// What both kinds of session share: the parameters their network is built
+// on, and the optimiser that updates them.
+class ReferenceSession : public TrainingSession {
+ public:
+  std::int64_t parameter_count() const override { return params_.count(); }
+  ParameterSet parameters() const override { return export_parameters(params_); }
+  void set_parameters(const ParameterSet& p) override {
+    check_parameters(p, spec_);
+    import_parameters(params_, p);
+  }
+
+ protected:
+  explicit ReferenceSession(const models::ModelSpec& spec) : spec_(spec), sgd_(make_sgd(spec.optimizer)) {}
+
+  models::ModelSpec spec_;
+  ParameterList params_;  // outlives the network, whose layers point into it
+  reference::Sgd sgd_;
+};
+
 // FCN-5, AlexNet-R, ResNet-56: the same data handling as LibTorch's
 // ClassifierSession, with a shuffle of our own.
-class ClassifierSession : public TrainingSession {
+class ClassifierSession : public ReferenceSession {
  public:
   ClassifierSession(const models::ModelSpec& spec, const ClassificationData& data, const CaseSpec& c)
-      : spec_(spec), batch_(c.batch), sgd_(make_sgd(spec.optimizer)),
+      : ReferenceSession(spec),
+        batch_(c.batch),
         examples_((check_examples(spec, data, c.batch), data), c.batch, c.seed) {
-    net_ = reference::make_classifier(spec, c.batch);
-    import_parameters(net_->parameters, initial_parameters(spec, c.seed));
+    net_ = reference::make_classifier(params_, spec, c.batch);
+    import_parameters(params_, initial_parameters(spec, c.seed));
     load_batch(0);
   }
 
@@ -71,21 +91,12 @@ class ClassifierSession : public TrainingSession {
     float* scores = net_->forward(x_);
     const double loss = reference::softmax_cross_entropy(scores, y_, batch_, spec_.outputs());
     net_->backward(scores);  // the loss left its gradient in place of the scores
-    sgd_.step(net_->parameters);
+    sgd_.step(params_);
     return loss;
   }
 
-  std::int64_t parameter_count() const override { return net_->parameters.count(); }
-  ParameterSet parameters() const override { return export_parameters(net_->parameters); }
-  void set_parameters(const ParameterSet& p) override {
-    check_parameters(p, spec_);
-    import_parameters(net_->parameters, p);
-  }
-
  private:
-  models::ModelSpec spec_;
   int batch_;
-  reference::Sgd sgd_;
   std::unique_ptr<reference::ClassifierNetwork> net_;
   ShuffledExamples examples_;
   const float* x_ = nullptr;
@@ -95,17 +106,16 @@ class ClassifierSession : public TrainingSession {
 // The LSTM language model: truncated back-propagation through time over a
 // [sequence, batch] window of the batchified text, the hidden state carried
 // from one window to the next and reset when the windows wrap around.
-class LanguageModelSession : public TrainingSession {
+class LanguageModelSession : public ReferenceSession {
  public:
   LanguageModelSession(const models::ModelSpec& spec, const TokenStream& text, const CaseSpec& c)
-      : spec_(spec),
+      : ReferenceSession(spec),
         lstm_spec_(std::get<models::LstmSpec>(spec.architecture)),
-        sgd_(make_sgd(spec.optimizer)),
         clip_(spec.optimizer.clip_grad_norm) {
     batches_ = batchify(text.tokens, static_cast<std::size_t>(c.batch));
     windows_ = windows_per_epoch(batches_, static_cast<std::size_t>(lstm_spec_.sequence));
-    net_ = std::make_unique<reference::LanguageModel>(lstm_spec_, c.batch);
-    import_parameters(net_->parameters, initial_parameters(spec, c.seed));
+    net_ = reference::make_language_model(params_, lstm_spec_, c.batch);
+    import_parameters(params_, initial_parameters(spec, c.seed));
     load_batch(0);
   }
 
@@ -126,16 +136,9 @@ class LanguageModelSession : public TrainingSession {
     const std::int64_t rows = lstm_spec_.sequence * static_cast<std::int64_t>(batches_.batch);
     const double loss = reference::softmax_cross_entropy(scores, target_, rows, lstm_spec_.vocabulary);
     net_->backward(scores);
-    if (clip_ > 0) reference::clip_grad_norm(net_->parameters, clip_);
-    sgd_.step(net_->parameters);
+    if (clip_ > 0) reference::clip_grad_norm(params_, clip_);
+    sgd_.step(params_);
     return loss;
-  }
-
-  std::int64_t parameter_count() const override { return net_->parameters.count(); }
-  ParameterSet parameters() const override { return export_parameters(net_->parameters); }
-  void set_parameters(const ParameterSet& p) override {
-    check_parameters(p, spec_);
-    import_parameters(net_->parameters, p);
   }
 
  private:
@@ -147,9 +150,7 @@ class LanguageModelSession : public TrainingSession {
     return window;
   }
 
-  models::ModelSpec spec_;
   models::LstmSpec lstm_spec_;
-  reference::Sgd sgd_;
   double clip_;
   TokenBatches batches_;
   std::size_t windows_ = 0;
