@@ -15,6 +15,7 @@
 
 #include "core/allocator.h"
 #include "core/process.h"
+#include "network_bench_options.h"
 #include "core/statistics.h"
 #include "orchestrator/plan.h"
 #include "workloads/registry.h"
@@ -22,21 +23,9 @@
 using namespace dlcbench;
 
 int main(int argc, char** argv) {
-  std::string workload_list = "fcn5,alexnet,resnet56,lstm";
-  int runs = 10, batch = 0, warmup = 5, iters = 20, threads = 2;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    const std::string flag = argv[i], value = argv[i + 1];
-    if (flag == "--workloads") workload_list = value;
-    else if (flag == "--runs") runs = std::stoi(value);
-    else if (flag == "--batch") batch = std::stoi(value);
-    else if (flag == "--warmup") warmup = std::stoi(value);
-    else if (flag == "--iters") iters = std::stoi(value);
-    else if (flag == "--threads") threads = std::stoi(value);
-    else {
-      std::cerr << "unknown option " << flag << "\n";
-      return 2;
-    }
-  }
+  const auto options = bench::parse_network_bench_options(argc, argv);
+  if (!options) return 2;
+  const auto& [workload_list, runs, batch, warmup, iters, threads] = *options;
   const std::string t = std::to_string(threads);
   // The same threads and the same allocator thresholds for both programs:
   // the worker pins glibc's thresholds itself (src/core/allocator.h), so the

@@ -7,6 +7,7 @@
 #include <iostream>
 #include <limits>
 #include <numeric>
+#include <optional>
 #include <random>
 
 #include <fmt/format.h>
@@ -16,6 +17,7 @@
 #include "cli/commands.h"
 #include "cli/option_checks.h"
 #include "cli/worker_options.h"
+#include "core/accounting.h"
 #include "core/allocator.h"
 #include "core/errors.h"
 #include "core/fingerprint.h"
@@ -99,7 +101,7 @@ struct DiskBatches {
 
 // A micro-benchmark: set up (untimed, checks first), then one sample line per
 // timed operation, with the work it did so reports can give GFLOP/s or GB/s.
-int run_micro_worker(const WorkerOptions& o, const MicroWorkloadInfo& info) {
+int run_micro_worker(const WorkerOptions& o, const MicroWorkloadInfo& info, std::optional<PhaseAccounting>& accounting) {
   CaseSpec spec = o.spec;
   spec.backend = "none";  // as planned: a micro-benchmark has no back end or mini-batch
   spec.batch = 0;
@@ -126,7 +128,9 @@ int run_micro_worker(const WorkerOptions& o, const MicroWorkloadInfo& info) {
   double measured_sum = 0;
   for (int i = 0; i < spec.warmup + spec.iters; ++i) {
     const bool warmup = i < spec.warmup;
+    if (i == spec.warmup && accounting) accounting->start();
     MicroResult result;
+    const double cpu_before = process_cpu_seconds();
     try {
       result = benchmark->run();
     } catch (const ValidationError& e) {
@@ -140,10 +144,12 @@ int run_micro_worker(const WorkerOptions& o, const MicroWorkloadInfo& info) {
                              {"phase", warmup ? "warmup" : "measured"},
                              {"iter", warmup ? i : i - spec.warmup},
                              {"seconds", result.seconds},
+                             {"cpu_seconds", process_cpu_seconds() - cpu_before},
                              {"work", result.work}};
     if (!result.detail.empty()) sample["detail"] = result.detail;
     emit(sample);
   }
+  if (accounting) emit(accounting->finish(spec.iters));
   emit({{"type", "done"},
         {"measured", spec.iters},
         {"mean_seconds", measured_sum / spec.iters},
@@ -159,7 +165,12 @@ int run_worker(const WorkerOptions& o) {
   if (spec.threads < 1) throw UsageError("--threads must be at least 1");
   if (spec.iters < 1) throw UsageError("--iters must be at least 1");
   if (spec.warmup < 0) throw UsageError("--warmup cannot be negative");
-  if (const MicroWorkloadInfo* micro = find_micro_workload(spec.workload)) return run_micro_worker(o, *micro);
+  // Before anything starts a thread (the back end's pools, BLAS): the
+  // counters it opens are inherited only by threads started after.
+  std::optional<PhaseAccounting> accounting;
+  if (o.accounting && !o.fingerprint_only) accounting.emplace();
+  if (const MicroWorkloadInfo* micro = find_micro_workload(spec.workload))
+    return run_micro_worker(o, *micro, accounting);
   if (spec.batch < 1) throw UsageError("--batch must be at least 1");
   if (spec.input != "memory" && spec.input != "disk")
     throw UsageError(fmt::format("--input {}: valid values are memory and disk", spec.input));
@@ -205,7 +216,9 @@ int run_worker(const WorkerOptions& o) {
   double measured_sum = 0;
   for (int i = 0; i < total; ++i) {
     const auto index = static_cast<std::size_t>(i);
+    if (i == spec.warmup && accounting) accounting->start();
     double read_seconds = 0;
+    const double cpu_before = process_cpu_seconds();
     Stopwatch step_clock;
     if (disk.active()) {
       // Reading the batch is part of the step: that is what --input disk measures.
@@ -217,17 +230,20 @@ int run_worker(const WorkerOptions& o) {
     }
     const double loss = session->train_step();
     const double seconds = step_clock.seconds();
+    const double cpu_seconds = process_cpu_seconds() - cpu_before;
     const bool warmup = i < spec.warmup;
     if (!warmup) measured_sum += seconds;
     nlohmann::json sample = {{"type", "sample"},
                              {"phase", warmup ? "warmup" : "measured"},
                              {"iter", warmup ? i : i - spec.warmup},
                              {"seconds", seconds},
+                             {"cpu_seconds", cpu_seconds},
                              {"loss", std::isfinite(loss) ? nlohmann::json(loss) : nlohmann::json()}};
     if (disk.active()) sample["read_seconds"] = read_seconds;
     if (auto detail = session->step_detail(); !detail.empty()) sample["detail"] = std::move(detail);
     emit(sample);
   }
+  if (accounting) emit(accounting->finish(spec.iters));
   emit({{"type", "done"},
         {"measured", spec.iters},
         {"mean_seconds", measured_sum / spec.iters},
@@ -276,6 +292,8 @@ CLI::App* add_worker_options(CLI::App& app, WorkerOptions& options) {
       ->check(not_empty("a folder"));
   cmd->add_flag("--fingerprint-only", options.fingerprint_only,
                "Print the environment's fingerprint (no data, no model) and exit");
+  cmd->add_flag("!--no-accounting", options.accounting,
+                "Leave out the accounting of the measured phase (for measuring what it costs)");
   // Accepted for symmetry with the design's command line; output is always JSON lines.
   cmd->add_flag("--json", options.json, "Print JSON lines (the only format)");
   return cmd;

@@ -18,6 +18,8 @@ struct WorkerOptions {
   std::string path;  // io micro-benchmarks: the folder as this environment sees it
   bool json = true;
   bool fingerprint_only = false;
+  // Off only to measure what the accounting costs (bench/accounting_overhead).
+  bool accounting = true;
 };
 
 // Adds the `worker` subcommand with its options bound to `options` (which

@@ -52,7 +52,17 @@ std::string env_or_empty(const char* name) {
   return v ? v : "";
 }
 
-// The cgroup path of this process for a v1 controller or for v2 ("").
+// The controller file of our own cgroup, falling back to the hierarchy's
+// root file (inside a container the cgroup namespace makes them the same).
+std::optional<std::string> cgroup_file(const fs::path& mount, const std::string& own,
+                                       const std::string& name) {
+  for (const auto& candidate : {mount / fs::path(own).relative_path() / name, mount / name})
+    if (fs::exists(candidate)) return read_first_line(candidate);
+  return std::nullopt;
+}
+
+}  // namespace
+
 std::string own_cgroup(const fs::path& root, const std::string& controller) {
   std::ifstream in(root / "proc/self/cgroup");
   std::string line;
@@ -69,17 +79,6 @@ std::string own_cgroup(const fs::path& root, const std::string& controller) {
   }
   return "/";
 }
-
-// The controller file of our own cgroup, falling back to the hierarchy's
-// root file (inside a container the cgroup namespace makes them the same).
-std::optional<std::string> cgroup_file(const fs::path& mount, const std::string& own,
-                                       const std::string& name) {
-  for (const auto& candidate : {mount / fs::path(own).relative_path() / name, mount / name})
-    if (fs::exists(candidate)) return read_first_line(candidate);
-  return std::nullopt;
-}
-
-}  // namespace
 
 ContainerDetection detect_container(const fs::path& root) {
   // Collect every mark, not just the first: a "host" may itself be a

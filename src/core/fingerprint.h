@@ -30,6 +30,10 @@ struct CgroupLimits {
 };
 CgroupLimits read_cgroup_limits(const std::filesystem::path& root = "/");
 
+// This process's cgroup path (from root/proc/self/cgroup) for a v1
+// controller ("cpu"), or for v2 with ""; "/" when not found.
+std::string own_cgroup(const std::filesystem::path& root, const std::string& controller);
+
 // The BLAS that the process actually loaded, asked through OpenBLAS's own
 // entry points where present (so it reports the kernel it really picked).
 nlohmann::json blas_info();

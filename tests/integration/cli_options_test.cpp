@@ -185,7 +185,7 @@ std::vector<OptionRow> option_table(const Fixture& f) {
   rows.push_back({"--path", micro_worker_base("io-lat", {}, {}), false, false,
                   {empty, "/nonexistent-dlcbench-folder"}, "empty, folders that do not exist", f.scratch.string(), 0,
                   "", "--path"});
-  for (const char* flag : {"--fingerprint-only", "--json"})
+  for (const char* flag : {"--fingerprint-only", "--json", "--no-accounting"})
     rows.push_back({flag, worker_base(), true, false, {"maybe"}, "values other than true, false or a count", "", 0, "",
                     flag});
 
