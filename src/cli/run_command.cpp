@@ -232,6 +232,15 @@ void check_blas(const Plan& plan) {
   if (!plan.cases.empty()) std::cerr << "warning: " << verdict.message << "\n";
 }
 
+// A thread pool larger than an environment's CPU quota or cpuset: measured
+// as that environment's overhead, which may not be the question asked.
+void warn_threads_beyond_cpus(const Plan& plan, int threads) {
+  for (const auto& env : plan.environments)
+    if (const std::string why = threads_beyond_cpus(env.text, parse_container_options(env.name, env.options), threads);
+        !why.empty())
+      std::cerr << "warning: " << why << "\n";
+}
+
 // host, and every runtime whose program is installed. One that is installed
 // but cannot run here is skipped with a note, not counted as a failure.
 std::vector<std::string> default_environments() {
@@ -653,6 +662,7 @@ int run(const RunOptions& o, const std::vector<std::string>& command_line) {
   const Plan plan = make_plan(o, request);
   check_data(plan);
   check_blas(plan);
+  warn_threads_beyond_cpus(plan, request.threads);
   if (o.dry_run) {
     print_plan(plan);
     return kExitOk;

@@ -95,6 +95,24 @@ std::optional<std::uint64_t> parse_byte_size(const std::string& text) {
   return static_cast<std::uint64_t>(bytes);
 }
 
+std::string threads_beyond_cpus(const std::string& label, const ContainerOptions& options, int threads) {
+  if (options.cpus && static_cast<double>(threads) > std::ceil(*options.cpus - 1e-9))
+    return fmt::format("{} has a CPU quota of {:g} CPU{} and every worker runs {} compute threads: the kernel "
+                       "throttles the container whenever they use the quota up (CFS), and that is measured as its "
+                       "overhead. If that is not what you mean to measure, give --threads {} to fit the quota, or "
+                       "cpus={}",
+                       label, *options.cpus, *options.cpus == 1 ? "" : "s", threads,
+                       std::max(1, static_cast<int>(std::floor(*options.cpus))), threads);
+  if (!options.cpuset.empty())
+    if (const auto cpus = parse_cpu_list(options.cpuset); cpus && static_cast<int>(cpus->size()) < threads)
+      return fmt::format("{} may run on {} CPU{} (cpuset={}) and every worker runs {} compute threads: they take "
+                         "turns on them, and that is measured as its overhead. If that is not what you mean to "
+                         "measure, give --threads {}, or a cpuset of {} CPUs",
+                         label, cpus->size(), cpus->size() == 1 ? "" : "s", options.cpuset, threads, cpus->size(),
+                         threads);
+  return "";
+}
+
 std::optional<std::vector<int>> parse_cpu_list(const std::string& text) {
   // Ranges are collected and merged, not expanded one CPU at a time: a list
   // repeating "0-65535" hundreds of times once took minutes (found by

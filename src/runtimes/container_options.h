@@ -45,6 +45,13 @@ ContainerOptions parse_container_options(const std::string& environment,
 void check_options_fit_machine(const std::string& environment, const ContainerOptions& options,
                                std::optional<std::vector<int>> online = std::nullopt);
 
+// Why `threads` compute threads do not fit the CPUs `options` give the
+// container, with the fix; "" when they fit. A quota (cpus=1) smaller than
+// the thread pool is throttled by the kernel (CFS) whenever the threads use
+// it up; a cpuset smaller than the pool makes the threads take turns. Either
+// is then measured as the container's overhead.
+std::string threads_beyond_cpus(const std::string& label, const ContainerOptions& options, int threads);
+
 // The CPUs online on this machine; nullopt when sysfs cannot be read.
 std::optional<std::vector<int>> online_cpus();
 

@@ -41,13 +41,16 @@ TEST(Cli, WorkerPrintsFingerprintThenOneLinePerBatch) {
   std::stringstream ss(r.out);
   std::string line;
   while (std::getline(ss, line)) lines.push_back(nlohmann::json::parse(line));
-  ASSERT_EQ(lines.size(), 1u + 2 + 3 + 1);
+  ASSERT_EQ(lines.size(), 1u + 2 + 3 + 1 + 1);  // fingerprint, warm-up, measured, accounting, done
   EXPECT_EQ(lines[0]["type"], "fingerprint");
   EXPECT_EQ(lines[0]["dataset"]["synthetic"], true);
   EXPECT_EQ(lines[1]["phase"], "warmup");
   EXPECT_EQ(lines[3]["phase"], "measured");
   EXPECT_GT(lines[3]["seconds"].get<double>(), 0);
   EXPECT_TRUE(lines[3]["loss"].is_number());
+  EXPECT_GE(lines[3]["cpu_seconds"].get<double>(), 0);
+  EXPECT_EQ(lines[lines.size() - 2]["type"], "accounting");
+  EXPECT_EQ(lines[lines.size() - 2]["batches"], 3);
   EXPECT_EQ(lines.back()["type"], "done");
 }
 
@@ -140,7 +143,7 @@ TEST(Cli, DiskInputReadsEveryBatchFromTheFiles) {
   auto lstm = run_dlcbench({"worker", "--workload", "lstm", "--data", dir.path().string(), "--input", "disk",
                             "--batch", "4", "--warmup", "0", "--iters", "2", "--threads", "1"});
   ASSERT_EQ(lstm.exit_code, 0) << lstm.err;
-  EXPECT_EQ(std::count(lstm.out.begin(), lstm.out.end(), '\n'), 1 + 2 + 1);
+  EXPECT_EQ(std::count(lstm.out.begin(), lstm.out.end(), '\n'), 1 + 2 + 1 + 1);  // and the accounting line
   EXPECT_NE(lstm.out.find("read_seconds"), std::string::npos);
 
   auto synthetic = run_dlcbench({"run", "--envs", "host", "--input", "disk", "--data", "synthetic", "--out",
@@ -200,6 +203,22 @@ TEST(Cli, ChangedDataFilesAreWarnedAboutAndTheDigestIsInTheFingerprint) {
   EXPECT_THAT(warned.err, AllOf(HasSubstr("warning: "), HasSubstr("train-images-idx3-ubyte: sha256 is"),
                                 HasSubstr("dlcbench data fetch --force mnist")));
   EXPECT_NE(fingerprint_of()["dataset"]["sha256"], before);
+}
+
+TEST(Cli, AThreadPoolBeyondAQuotaOrCpusetIsWarnedOfWithTheFix) {
+  // Issue 20: a quota smaller than the thread pool is measured as throttling.
+  auto quota = run_dlcbench({"run", "--envs", "host,docker:cpus=1", "--workloads", "fcn5", "--threads", "2", "--data",
+                             "synthetic", "--dry-run"});
+  EXPECT_EQ(quota.exit_code, 0) << quota.err;
+  EXPECT_THAT(quota.err, AllOf(HasSubstr("warning: docker:cpus=1 has a CPU quota of 1 CPU and every worker runs 2 "
+                                         "compute threads"),
+                               HasSubstr("--threads 1")));
+  auto cpuset = run_dlcbench({"run", "--envs", "host,runc:cpuset=0", "--workloads", "fcn5", "--threads", "2",
+                              "--data", "synthetic", "--dry-run"});
+  EXPECT_THAT(cpuset.err, HasSubstr("warning: runc:cpuset=0 may run on 1 CPU (cpuset=0)"));
+  auto fits = run_dlcbench({"run", "--envs", "host,docker:cpus=1", "--workloads", "fcn5", "--threads", "1", "--data",
+                            "synthetic", "--dry-run"});
+  EXPECT_THAT(fits.err, Not(HasSubstr("compute threads")));
 }
 
 TEST(Cli, ListModelsAlignsEachNetworksColumns) {

@@ -251,3 +251,32 @@ TEST(ContainerOptions, GpusTakesTheModesEachRuntimeSupports) {
 
 }  // namespace
 }  // namespace dlcbench
+
+namespace dlcbench {
+namespace {
+
+TEST(ThreadsBeyondCpus, AQuotaOrCpusetSmallerThanThePoolIsNamedWithTheFix) {
+  ContainerOptions quota;
+  quota.cpus = 1;
+  const std::string q = threads_beyond_cpus("docker:cpus=1", quota, 2);
+  EXPECT_THAT(q, ::testing::HasSubstr("docker:cpus=1 has a CPU quota of 1 CPU and every worker runs 2 compute threads"));
+  EXPECT_THAT(q, ::testing::HasSubstr("throttles"));
+  EXPECT_THAT(q, ::testing::HasSubstr("--threads 1"));
+  EXPECT_EQ(threads_beyond_cpus("docker:cpus=1", quota, 1), "");
+  quota.cpus = 1.5;  // 2 threads may use 2 CPUs part of the time: not flagged
+  EXPECT_EQ(threads_beyond_cpus("docker:cpus=1.5", quota, 2), "");
+  quota.cpus = 0.5;
+  EXPECT_THAT(threads_beyond_cpus("runc:cpus=0.5", quota, 2), ::testing::HasSubstr("0.5 CPUs"));
+
+  ContainerOptions cpuset;
+  cpuset.cpuset = "0";
+  const std::string c = threads_beyond_cpus("runc:cpuset=0", cpuset, 2);
+  EXPECT_THAT(c, ::testing::HasSubstr("may run on 1 CPU (cpuset=0) and every worker runs 2 compute threads"));
+  EXPECT_THAT(c, ::testing::HasSubstr("--threads 1"));
+  cpuset.cpuset = "0-1";
+  EXPECT_EQ(threads_beyond_cpus("runc:cpuset=0-1", cpuset, 2), "");
+  EXPECT_EQ(threads_beyond_cpus("host", ContainerOptions{}, 64), "");
+}
+
+}  // namespace
+}  // namespace dlcbench
