@@ -17,6 +17,7 @@
 #include <fmt/format.h>
 
 #include "core/fingerprint.h"
+#include "core/memory.h"
 #include "core/timer.h"
 
 namespace fs = std::filesystem;
@@ -25,13 +26,6 @@ namespace dlcbench {
 namespace {
 
 using nlohmann::json;
-
-std::string read_text(const fs::path& file) {
-  std::ifstream in(file);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 double seconds_of(const timeval& t) { return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) * 1e-6; }
 
@@ -140,35 +134,34 @@ struct PhaseAccounting::Snapshot {
   std::map<std::string, std::string> pressure_unavailable;
   std::optional<CgroupThrottling> throttling;
   std::string throttling_unavailable;
-  std::string cpu_stat;  // the file read
 
-  static Snapshot take() {
+  // `cpu_stat`: the cgroup's file, found once (cpu_stat_file); none: unread.
+  static Snapshot take(const std::optional<fs::path>& cpu_stat) {
     Snapshot s;
     s.wall = realtime_now();
     getrusage(RUSAGE_SELF, &s.usage);
     std::error_code error;
     for (const auto& task : fs::directory_iterator("/proc/self/task", error)) {
-      const auto wait = parse_schedstat_wait(read_text(task.path() / "schedstat"));
+      const auto wait = parse_schedstat_wait(read_small_file(task.path() / "schedstat"));
       if (wait) s.run_wait[task.path().filename().string()] = *wait;
     }
     if (s.run_wait.empty())
       s.run_wait_unavailable = "no /proc/self/task/*/schedstat here (a kernel without scheduler statistics, or a "
                                "sandbox that does not provide them)";
-    s.machine = parse_proc_stat(read_text("/proc/stat"));
+    s.machine = parse_proc_stat(read_small_file("/proc/stat"));
     for (const char* kind : kPressureKinds) {
       const fs::path file = fs::path("/proc/pressure") / kind;
-      if (auto p = parse_pressure(read_text(file))) s.pressure[kind] = *p;
+      if (auto p = parse_pressure(read_small_file(file))) s.pressure[kind] = *p;
       else
         s.pressure_unavailable[kind] = fs::exists(file) ? fmt::format("{} does not read as pressure totals", file.string())
                                                         : fmt::format("{} does not exist (a kernel without PSI)", file.string());
     }
-    if (const auto file = cpu_stat_file(s.throttling_unavailable)) {
-      s.cpu_stat = file->string();
-      s.throttling = parse_cpu_stat(read_text(*file));
+    if (cpu_stat) {
+      s.throttling = parse_cpu_stat(read_small_file(*cpu_stat));
       if (!s.throttling)
         s.throttling_unavailable = fmt::format("{} has no nr_periods and throttled time (a cgroup without a CPU "
                                                "quota, such as the root)",
-                                               s.cpu_stat);
+                                               cpu_stat->string());
     }
     return s;
   }
@@ -332,6 +325,8 @@ class PhaseAccounting::PerfCounters {
 PhaseAccounting::PhaseAccounting() : perf_(std::make_unique<PerfCounters>()) {
   Stopwatch own;
   perf_->open();
+  // The process stays in its cgroup: the file is found once, not at each end of the phase.
+  cpu_stat_ = cpu_stat_file(cpu_stat_unavailable_);
   open_seconds_ = own.seconds();
 }
 
@@ -339,7 +334,7 @@ PhaseAccounting::~PhaseAccounting() = default;
 
 void PhaseAccounting::start() {
   Stopwatch own;
-  begin_ = std::make_unique<Snapshot>(Snapshot::take());
+  begin_ = std::make_unique<Snapshot>(Snapshot::take(cpu_stat_));
   perf_->enable();
   own_seconds_ = own.seconds();
 }
@@ -359,7 +354,7 @@ json process_deltas(const rusage& a, const rusage& b) {
 
 nlohmann::json PhaseAccounting::finish(int batches) {
   Stopwatch own;
-  const Snapshot end = Snapshot::take();
+  const Snapshot end = Snapshot::take(cpu_stat_);
   const Snapshot& begin = *begin_;
   json record = {{"type", "accounting"}, {"phase", "measured"}, {"batches", batches},
                  {"wall_start", begin.wall}, {"wall_end", end.wall}};
@@ -418,7 +413,9 @@ nlohmann::json PhaseAccounting::finish(int batches) {
     record["cgroup"] = {{"periods", end.throttling->periods - begin.throttling->periods},
                         {"throttled_periods", end.throttling->throttled_periods - begin.throttling->throttled_periods},
                         {"throttled_seconds", end.throttling->throttled_seconds - begin.throttling->throttled_seconds},
-                        {"file", end.cpu_stat}};
+                        {"file", cpu_stat_->string()}};
+  } else if (!cpu_stat_) {
+    unavailable["cgroup"] = cpu_stat_unavailable_;
   } else {
     unavailable["cgroup"] = end.throttling_unavailable.empty() ? begin.throttling_unavailable : end.throttling_unavailable;
   }

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
 #include <map>
 #include <memory>
 #include <optional>
@@ -74,6 +75,8 @@ class PhaseAccounting {
   std::unique_ptr<PerfCounters> perf_;
   double own_seconds_ = 0;   // the accounting's own calls at the start of the phase
   double open_seconds_ = 0;  // opening the counters
+  std::optional<std::filesystem::path> cpu_stat_;  // this process's cgroup's cpu.stat
+  std::string cpu_stat_unavailable_;               // why there is none
 };
 
 }  // namespace dlcbench

@@ -15,26 +15,13 @@
 
 #include <fmt/format.h>
 
+#include "core/memory.h"
 #include "core/sha.h"
 
 namespace fs = std::filesystem;
 
 namespace dlcbench {
 namespace {
-
-std::string read_first_line(const fs::path& p) {
-  std::ifstream in(p);
-  std::string line;
-  std::getline(in, line);
-  return line;
-}
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 std::string cpu_model() {
   std::ifstream in("/proc/cpuinfo");
@@ -93,7 +80,7 @@ ContainerDetection detect_container(const fs::path& root) {
   if (fs::exists(root / "run/.containerenv")) found("podman", "/run/.containerenv exists");
   if (auto c = env_or_empty("container"); !c.empty() && root == "/")
     found(c, fmt::format("environment variable container={}", c));
-  const std::string cg = slurp(root / "proc/1/cgroup");
+  const std::string cg = read_small_file(root / "proc/1/cgroup");
   for (const auto& [mark, runtime] : {std::pair{"/docker/", "docker"}, {"/docker-", "docker"},
                                       {"/libpod-", "podman"}, {"/containerd/", "containerd"},
                                       {"/kubepods", "kubernetes"}})

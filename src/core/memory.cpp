@@ -52,6 +52,13 @@ std::string read_first_line(const std::filesystem::path& file) {
   return line;
 }
 
+std::string read_small_file(const std::filesystem::path& file) {
+  std::ifstream in(file);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
 std::int64_t usable_memory_bytes(const std::filesystem::path& root) {
   std::int64_t usable = meminfo_bytes(root / "proc/meminfo", "MemAvailable");
   // The limit files at the cgroup mount's root (what a container sees of its

@@ -24,6 +24,8 @@ inline constexpr double kBenchmarkMemoryShare = 0.9;
 // The first line of a small sysfs, procfs or cgroup file, trailing blanks
 // trimmed; "" when it cannot be read.
 std::string read_first_line(const std::filesystem::path& file);
+// The whole of such a file; "" when it cannot be read.
+std::string read_small_file(const std::filesystem::path& file);
 
 // 1536 -> "1.5 KiB", 25e9 -> "23.28 GiB".
 std::string format_memory_bytes(double bytes);
