@@ -22,7 +22,10 @@ const std::vector<OptionInfo>& all_options() {
   static const std::vector<OptionInfo> all = {
       {"image", "image=NAME      image to run instead of the one dlcbench builds from its own binary"},
       {"rootfs", "rootfs=DIR      root file system to run instead of the one dlcbench builds (must hold /opt/dlcbench/bin/dlcbench)"},
-      {"runtime", "runtime=NAME    OCI runtime podman uses (runc or crun; default: runc, see `dlcbench doctor`)"},
+      {"runtime", "runtime=NAME    OCI runtime the engine uses: runc or crun for podman (default: runc, see `dlcbench "
+                  "doctor`); runc or runsc (gVisor, registered with dockerd) for docker (default: dockerd's own)"},
+      {"platform", "platform=NAME   gVisor's platform: ptrace (default; works in VMs and containers) or kvm (needs "
+                   "/dev/kvm; see `dlcbench doctor`)"},
       {"cpus", "cpus=N          CPU quota in CPUs, e.g. 1 or 0.5"},
       {"cpuset", "cpuset=LIST     CPUs the container may run on, e.g. 0 or 0-3,6"},
       {"memory", "memory=SIZE     memory limit, e.g. 4g or 512m"},
@@ -54,12 +57,15 @@ std::string one_of(const std::string& env, const std::string& key, const std::st
 const std::vector<std::string>& option_keys(const std::string& environment) {
   static const std::map<std::string, std::vector<std::string>> keys = {
       {"host", {}},
-      {"docker", {"image", "cpus", "cpuset", "memory", "shm", "ipc", "network", "seccomp", "gpus"}},
+      {"docker", {"image", "runtime", "cpus", "cpuset", "memory", "shm", "ipc", "network", "seccomp", "gpus"}},
       {"podman", {"image", "runtime", "cpus", "cpuset", "memory", "shm", "ipc", "network", "seccomp", "gpus"}},
       // The OCI runtimes run a bundle without a network stack of their own:
       // "none" is a fresh network namespace, "host" shares the host's.
       {"runc", {"rootfs", "cpus", "cpuset", "memory", "shm", "ipc", "network", "gpus"}},
       {"crun", {"rootfs", "cpus", "cpuset", "memory", "shm", "ipc", "network", "gpus"}},
+      // gVisor: the same bundles, run by a user-space kernel (no GPU
+      // passthrough in the packaged version).
+      {"runsc", {"rootfs", "platform", "cpus", "cpuset", "memory", "shm", "ipc", "network"}},
   };
   static const std::vector<std::string> none;
   auto it = keys.find(environment);
@@ -157,7 +163,11 @@ ContainerOptions parse_container_options(const std::string& env, const std::map<
     } else if (key == "rootfs") {
       o.rootfs = value;
     } else if (key == "runtime") {
-      o.runtime = one_of(env, key, value, {"runc", "crun"});
+      o.runtime = one_of(env, key, value,
+                         env == "docker" ? std::vector<std::string>{"runc", "runsc"}
+                                         : std::vector<std::string>{"runc", "crun"});
+    } else if (key == "platform") {
+      o.platform = one_of(env, key, value, {"ptrace", "kvm"});
     } else if (key == "cpus") {
       double cpus = 0;
       auto [ptr, ec] = std::from_chars(value.data(), value.data() + value.size(), cpus);

@@ -13,8 +13,9 @@ namespace dlcbench {
 
 struct ContainerOptions {
   std::string image;                           // docker, podman: image to run
-  std::string rootfs;                          // runc, crun: root file system to run
-  std::string runtime;                         // podman: OCI runtime (runc, crun)
+  std::string rootfs;                          // runc, crun, runsc: root file system to run
+  std::string runtime;                         // podman: runc, crun; docker: runc, runsc
+  std::string platform;                        // runsc: ptrace or kvm; empty: ptrace
   std::optional<double> cpus;                  // CPU quota in CPUs
   std::string cpuset;                          // "0-3,6": CPUs the container may use
   std::optional<std::uint64_t> memory_bytes;   // memory limit

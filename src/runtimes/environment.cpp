@@ -20,7 +20,7 @@ std::unique_ptr<Environment> make_environment(const EnvironmentRequest& request,
                                               const EnvironmentContext& context) {
   if (request.name == "host") return make_host_environment(context);
   if (request.name == "docker" || request.name == "podman") return make_engine_environment(request, context);
-  if (request.name == "runc" || request.name == "crun") return make_oci_environment(request, context);
+  if (request.name == "runc" || request.name == "crun" || request.name == "runsc") return make_oci_environment(request, context);
   // parse_environment_request() accepts only the names above.
   throw UsageError(fmt::format("unknown environment '{}': valid environments are {}", request.name,
                                fmt::join(environment_names(), ", ")));

@@ -82,7 +82,7 @@ class OciEnvironment : public Environment {
     std::ofstream(bundle / "config.json") << oci_config(bundle_request(launch, instance)).dump(2) << "\n";
 
     LaunchCommand c;
-    c.argv = {program_, "--root", state_.string(), "run", "--bundle", bundle.string(), instance};
+    c.argv = global({"run", "--bundle", bundle.string(), instance});
     c.hide_files = hide_files_;
     return c;
   }
@@ -90,8 +90,8 @@ class OciEnvironment : public Environment {
   void cleanup(const std::string& instance) override {
     // `run` in the foreground deletes its container when the process ends;
     // after a timeout or a kill of the client it may not have.
-    capture_output({program_, "--root", state_.string(), "kill", instance, "KILL"}, 30, hide_files_);
-    capture_output({program_, "--root", state_.string(), "delete", "--force", instance}, 30, hide_files_);
+    capture_output(global({"kill", instance, "KILL"}), 30, hide_files_);
+    capture_output(global({"delete", "--force", instance}), 30, hide_files_);
     std::error_code ec;
     fs::remove_all(bundles_ / instance, ec);
   }
@@ -115,7 +115,7 @@ class OciEnvironment : public Environment {
             {"program", program_},
             {"version", version_},
             {"rootfs", options_.rootfs.empty() ? "built by dlcbench from its binary and libraries" : rootfs_.string()},
-            {"command", {program_, "--root", "<state>", "run", "--bundle", "<bundle>", "<instance>"}},
+            {"command", global({"run", "--bundle", "<bundle>", "<instance>"}, "<state>")},
             {"config", example_config()},
             {"adjustments", adjustments_},
             {"gpu", {{"method", gpu_ ? "nodes" : "none"},
@@ -124,20 +124,34 @@ class OciEnvironment : public Environment {
   }
 
  private:
+  // The runtime with its global flags (state folder; gVisor's platform and
+  // network stack) and then `args`.
+  std::vector<std::string> global(std::vector<std::string> args, const std::string& state = "") const {
+    std::vector<std::string> argv = {program_, "--root", state.empty() ? state_.string() : state};
+    if (name_ == "runsc") {
+      // "none": a loopback-only stack in the sandbox, like the other
+      // runtimes' fresh network namespace; "host": the host's own stack.
+      argv.push_back("--platform=" + (options_.platform.empty() ? std::string("ptrace") : options_.platform));
+      argv.push_back("--network=" + options_.network);
+    }
+    argv.insert(argv.end(), args.begin(), args.end());
+    return argv;
+  }
+
   std::string scratch_prefix() const { return fmt::format("dlcbench-{}-{}", name_, context_.run_id); }
 
   std::vector<std::string> remove_containers_in(const fs::path& state) const {
     std::vector<std::string> removed;
     if (!fs::is_directory(state)) return removed;
-    auto listed = capture_output({program_, "--root", state.string(), "list", "--quiet"}, 30, hide_files_);
+    auto listed = capture_output(global({"list", "--quiet"}, state.string()), 30, hide_files_);
     if (!listed.result.ok())
       throw std::runtime_error(
           fmt::format("{} list in {} failed: {}", name_, state.string(), first_line(listed.result.stderr_tail)));
     std::stringstream names(listed.out);
     for (std::string name; std::getline(names, name);) {
       if (name.empty()) continue;
-      capture_output({program_, "--root", state.string(), "kill", name, "KILL"}, 30, hide_files_);
-      auto deleted = capture_output({program_, "--root", state.string(), "delete", "--force", name}, 30, hide_files_);
+      capture_output(global({"kill", name, "KILL"}, state.string()), 30, hide_files_);
+      auto deleted = capture_output(global({"delete", "--force", name}, state.string()), 30, hide_files_);
       if (!deleted.result.ok())
         throw std::runtime_error(fmt::format("{} delete --force {} failed: {}", name_, name,
                                              first_line(deleted.result.stderr_tail)));
@@ -226,6 +240,9 @@ class OciEnvironment : public Environment {
       return "crun 1.8 cannot use this machine's cgroup layout (cgroup v1 with a cgroup2 mount that has "
              "controllers): use runc here, or boot with a pure cgroup v2 layout "
              "(systemd.unified_cgroup_hierarchy=1)";
+    if (name_ == "runsc" && options_.platform == "kvm")
+      return "gVisor's KVM platform needs /dev/kvm and hangs where the machine is itself a VM without nested "
+             "virtualisation: use runsc:platform=ptrace (`dlcbench doctor` tries both)";
     if (error.find("private mount namespace") != std::string::npos)
       return "hiding a file needs CAP_SYS_ADMIN: run dlcbench as root with that capability, or use runc";
     return "";
