@@ -8,6 +8,7 @@
 
 #include "analysis/launch_fold.h"
 #include "analysis/run_records.h"
+#include "core/errors.h"
 #include "core/words.h"
 #include "workloads/micro/micro_workloads.h"
 #include "workloads/registry.h"
@@ -81,6 +82,14 @@ void collect_runs(Analysis& a, const FoldedLaunches& folded) {
       continue;
     }
     es->run_values.push_back(run_value(ca->run_statistic, p.measured));
+    if (p.accounting) {
+      try {
+        es->run_counters.push_back(read_launch_counters(*p.accounting, mean(p.measured)));
+      } catch (const DataError& e) {
+        a.notes.push_back(fmt::format("{} in {}, round {}: its accounting record is left out: {}", std::get<0>(key),
+                                      std::get<1>(key), std::get<2>(key), e.what()));
+      }
+    }
     es->batch_seconds.insert(es->batch_seconds.end(), p.measured.begin(), p.measured.end());
     if (!es->first_loss && !p.losses.empty()) {
       es->first_loss = p.losses.front();
@@ -163,6 +172,21 @@ std::vector<Mismatch> comparison_mismatches(const CaseAnalysis& ca, const Enviro
   return mismatches;
 }
 
+namespace {
+
+// The back end's compute threads, from the fingerprint; 0 when unknown.
+int compute_threads(const EnvironmentStats& es) {
+  if (!es.fingerprint) return 0;
+  for (const char* pointer : {"/backend/threads/requested", "/backend/threads/intra_op", "/blas/threads"}) {
+    const nlohmann::json::json_pointer p(pointer);
+    if (es.fingerprint->contains(p) && es.fingerprint->at(p).is_number_integer())
+      return std::max(0, es.fingerprint->at(p).get<int>());
+  }
+  return 0;
+}
+
+}  // namespace
+
 void compare_with_baseline(CaseAnalysis& ca, Analysis& a, const RequestedFields& requested_fields) {
   const EnvironmentStats* base = find_environment(ca, a.baseline);
   if (!base || base->run_values.empty()) return;
@@ -180,6 +204,8 @@ void compare_with_baseline(CaseAnalysis& ca, Analysis& a, const RequestedFields&
       if (a.allow_mismatch) o.mismatch_allowed = true;
       else o.compared = false, a.comparable = false;
     }
+    if (!es.run_counters.empty() || !base->run_counters.empty())
+      ca.explanations.push_back(explain_overhead(o, es.run_counters, base->run_counters, compute_threads(es)));
     ca.overheads.push_back(std::move(o));
   }
 }

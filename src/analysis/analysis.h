@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/comparability.h"
+#include "analysis/explanation.h"
 #include "analysis/overhead.h"
 #include "analysis/run_records.h"
 #include "core/case_spec.h"
@@ -51,6 +52,8 @@ struct EnvironmentStats {
   double p99_seconds = 0;
   std::string fs_type;
   std::optional<double> estimated_peak_gflops;
+  // The counters of each successful launch that recorded its accounting.
+  std::vector<LaunchCounters> run_counters;
 };
 
 struct CaseAnalysis {
@@ -77,6 +80,14 @@ struct CaseAnalysis {
   std::string sample_noun() const { return startup ? "starts" : micro ? "operations" : "batches"; }
   std::vector<EnvironmentStats> envs;  // in the plan's order
   std::vector<Overhead> overheads;     // one per non-baseline env with data
+  // Per overhead whose environments recorded counters: the counters against
+  // the baseline's and, for a significant overhead, its causes.
+  std::vector<Explanation> explanations;
+  const Explanation* explanation_of(const std::string& env) const {
+    for (const auto& e : explanations)
+      if (e.env == env) return &e;
+    return nullptr;
+  }
 };
 
 struct Analysis {

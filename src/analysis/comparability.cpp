@@ -79,6 +79,52 @@ const std::vector<ComparedField>& compared_fields() {
                    fmt::format("set {} before `dlcbench run`, which passes it to every environment, not inside one "
                                "image",
                                v)});
+    // How the environment isolates the worker. A container differs from the
+    // host in these by design (that is part of what it costs), so they never
+    // stop a comparison; a report names them as possible causes. The IPC
+    // namespace is recorded only: every container has its own.
+    const std::vector<ComparedField> isolation = {
+        {"/isolation/seccomp", false,
+         "a seccomp filter checks every system call: seccomp=unconfined on the container (docker, podman) shows what "
+         "the filter costs"},
+        {"/isolation/speculation", false,
+         "the process runs with other speculation controls; a seccomp filter can switch the Speculative Store Bypass "
+         "mitigation on for it (kernels before 5.16, or spec_store_bypass_disable=seccomp): seccomp=unconfined on "
+         "the container shows what that costs"},
+        {"/isolation/mitigations", false,
+         "the kernels mitigate CPU vulnerabilities differently (/sys/devices/system/cpu/vulnerabilities): compare on "
+         "the same kernel booted with the same mitigations= options"},
+        {"/isolation/shm_bytes", false,
+         "/dev/shm has another size (Docker and Podman give a container 64 MiB): give the container the host's size "
+         "with shm=SIZE (e.g. shm=1g), or the host's own /dev/shm with ipc=host"},
+        {"/isolation/memlock_soft", false,
+         "the locked-memory limit differs: give the container the host's (docker/podman run --ulimit "
+         "memlock=SOFT:HARD, -1 for unlimited), or change the host's with `ulimit -l`"},
+        {"/isolation/memlock_hard", false,
+         "the locked-memory limit differs: give the container the host's (docker/podman run --ulimit "
+         "memlock=SOFT:HARD, -1 for unlimited), or change the host's with `ulimit -Hl`"},
+        {"/isolation/thp_enabled", false,
+         "transparent huge pages are set differently (/sys/kernel/mm/transparent_hugepage/enabled); a container "
+         "shares its host's setting, so another machine or a change during the run: set it the same for both"},
+        {"/isolation/thp_defrag", false,
+         "transparent huge pages defragment differently (/sys/kernel/mm/transparent_hugepage/defrag); a container "
+         "shares its host's setting, so another machine or a change during the run: set it the same for both"},
+        {"/isolation/data_fs", false,
+         "the data folder lies on different file systems (a bind mount, an image's overlay, tmpfs): give every "
+         "environment the same host folder with --data (dlcbench run mounts it into containers)"},
+        {"/isolation/scratch_fs", false,
+         "the worker writes (--path, else the temp folder) on different file systems, e.g. the host's disk against "
+         "a container's overlay: what io-seq and io-lat measure; to remove it give both the same host folder as "
+         "the I/O target"},
+        {"/isolation/thread_variables", false,
+         "the OMP_, MKL_, OPENBLAS_, KMP_ and GOMP_ variables differ: dlcbench run gives every environment only "
+         "OMP_NUM_THREADS, OPENBLAS_NUM_THREADS, MKL_NUM_THREADS (from --threads) and OPENBLAS_CORETYPE; unset the "
+         "others where `dlcbench run` starts, or set the same in the image"},
+    };
+    for (auto field : isolation) {
+      field.possible_cause = true;
+      f.push_back(std::move(field));
+    }
     return f;
   }();
   return fields;
@@ -99,20 +145,22 @@ std::vector<Mismatch> compare_fingerprints(const nlohmann::json& baseline, const
       }
     }
     const bool asked = std::find(requested.begin(), requested.end(), field.pointer) != requested.end();
-    out.push_back({field.pointer.substr(1), a, b, asked, field.blocking, field.fix});
+    out.push_back({field.pointer.substr(1), a, b, asked, field.blocking, field.fix, field.possible_cause});
   }
   return out;
 }
 
 bool stops_comparison(const std::vector<Mismatch>& mismatches) {
-  return std::any_of(mismatches.begin(), mismatches.end(), [](const Mismatch& m) { return m.blocking && !m.requested; });
+  return std::any_of(mismatches.begin(), mismatches.end(),
+                     [](const Mismatch& m) { return m.blocking && !m.requested && !m.possible_cause; });
 }
 
 std::string describe_mismatch(const Mismatch& m, const std::string& baseline_env, const std::string& other_env) {
   const std::string how =
-      m.requested  ? "asked for"
-      : m.blocking ? fmt::format("not asked for; fix: {}", m.fix)
-                   : fmt::format("not asked for, cannot change the speed by itself; to remove it: {}", m.fix);
+      m.requested        ? "asked for"
+      : m.possible_cause ? fmt::format("{}; {}", kPossibleCauseWords, m.fix)
+      : m.blocking       ? fmt::format("not asked for; fix: {}", m.fix)
+                         : fmt::format("not asked for, cannot change the speed by itself; to remove it: {}", m.fix);
   if (m.baseline_value.empty() && m.other_value.empty()) return fmt::format("{} ({})", m.field, how);
   return fmt::format("{}: {} has {}, {} has {} ({})", m.field, baseline_env, m.baseline_value, other_env,
                      m.other_value, how);

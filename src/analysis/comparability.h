@@ -17,7 +17,13 @@ struct ComparedField {
   std::string pointer;  // JSON pointer into a fingerprint line
   bool blocking;
   std::string fix;
+  // How the environment isolates the worker (/isolation/...): never blocking,
+  // but named in reports as a possible cause of an overhead.
+  bool possible_cause = false;
 };
+
+// How a report names a difference in isolation (Mismatch::possible_cause).
+inline constexpr const char* kPossibleCauseWords = "differs by isolation, a possible cause of an overhead";
 
 // The fields compared.
 const std::vector<ComparedField>& compared_fields();
@@ -28,7 +34,8 @@ const std::vector<ComparedField>& compared_fields();
 std::vector<Mismatch> compare_fingerprints(const nlohmann::json& baseline, const nlohmann::json& other,
                                            const std::vector<std::string>& requested = {});
 
-// True when a mismatch nobody asked for could change the speed.
+// True when a mismatch nobody asked for could change the speed. Differences
+// in isolation (possible causes) never stop a comparison.
 bool stops_comparison(const std::vector<Mismatch>& mismatches);
 
 // One mismatch in words: "blas/core: host has Zen, docker has Haswell (not asked for; fix: ...)".

@@ -80,6 +80,8 @@ void fold_case_record(Analysis& a, FoldedLaunches& f, EnvironmentStats& es, cons
       if (r.work) es.work = *r.work;
       if (r.loss) p.losses.push_back(*r.loss);
     }
+  } else if (r.type == "accounting") {
+    f.unfinished[key].accounting = record;
   } else if (r.type == "launch") {
     finish_launch(a, f, key, r, line);
   }

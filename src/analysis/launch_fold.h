@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <map>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -20,6 +21,8 @@ namespace dlcbench {
 
 struct LaunchSamples {
   std::vector<double> measured, warmups, losses;
+  // The launch's "accounting" record (core/accounting.h), when it wrote one.
+  std::optional<nlohmann::json> accounting;
 };
 
 struct FinishedLaunch {

@@ -4,6 +4,7 @@
 // never knows which.
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <limits>
 #include <numeric>
@@ -99,6 +100,18 @@ struct DiskBatches {
   std::vector<std::int64_t> column, input, target;
 };
 
+// The folders whose file systems the fingerprint records: the data folder
+// (none for synthetic data) and where the worker writes, --path or else the
+// temp folder.
+FingerprintPaths fingerprint_paths(const WorkerOptions& o) {
+  FingerprintPaths paths;
+  if (o.data != kSyntheticData) paths.data = o.data;
+  std::error_code ec;
+  paths.scratch = o.path.empty() ? std::filesystem::temp_directory_path(ec) : std::filesystem::path(o.path);
+  if (ec) paths.scratch.clear();
+  return paths;
+}
+
 // A micro-benchmark: set up (untimed, checks first), then one sample line per
 // timed operation, with the work it did so reports can give GFLOP/s or GB/s.
 int run_micro_worker(const WorkerOptions& o, const MicroWorkloadInfo& info, std::optional<PhaseAccounting>& accounting) {
@@ -107,7 +120,7 @@ int run_micro_worker(const WorkerOptions& o, const MicroWorkloadInfo& info, std:
   spec.batch = 0;
   if (spec.size < 1) throw UsageError(fmt::format("{} needs --size (a matrix order, elements or bytes)", info.name));
   const nlohmann::json allocator = pin_allocator_settings();
-  auto fingerprint = environment_fingerprint();
+  auto fingerprint = environment_fingerprint(fingerprint_paths(o));
   fingerprint["type"] = "fingerprint";
   fingerprint["allocator"] = allocator;
   if (o.fingerprint_only) {
@@ -180,7 +193,7 @@ int run_worker(const WorkerOptions& o) {
   auto backend = make_backend(spec.backend, spec.threads);
   if (o.fingerprint_only) {
     // The environment's part, for the like-for-like check before a run.
-    auto fingerprint = environment_fingerprint();
+    auto fingerprint = environment_fingerprint(fingerprint_paths(o));
     fingerprint["type"] = "fingerprint";
     fingerprint["backend"] = backend->describe();
     fingerprint["allocator"] = allocator;
@@ -193,7 +206,7 @@ int run_worker(const WorkerOptions& o) {
 
   auto session = backend->prepare(workload, data, spec);
 
-  auto fingerprint = environment_fingerprint();
+  auto fingerprint = environment_fingerprint(fingerprint_paths(o));
   fingerprint["type"] = "fingerprint";
   // "case" itself is the orchestrator's key (the case id on every line).
   fingerprint["case_spec"] = spec;

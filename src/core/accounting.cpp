@@ -320,6 +320,10 @@ class PhaseAccounting::PerfCounters {
   bool kernel_refused_ = false;  // counting the kernel too was refused: count user space only
 };
 
+bool is_gvisor_kernel(std::string_view proc_version) {
+  return proc_version.find("Linux version 4.4.0 #1 SMP Sun Jan 10 15:06:54 PST 2016") != std::string_view::npos;
+}
+
 // ---- The phase ---------------------------------------------------------------
 
 PhaseAccounting::PhaseAccounting() : perf_(std::make_unique<PerfCounters>()) {
@@ -327,6 +331,7 @@ PhaseAccounting::PhaseAccounting() : perf_(std::make_unique<PerfCounters>()) {
   perf_->open();
   // The process stays in its cgroup: the file is found once, not at each end of the phase.
   cpu_stat_ = cpu_stat_file(cpu_stat_unavailable_);
+  gvisor_ = is_gvisor_kernel(read_small_file("/proc/version"));
   open_seconds_ = own.seconds();
 }
 
@@ -378,19 +383,39 @@ nlohmann::json PhaseAccounting::finish(int batches) {
     process["threads"] = end.run_wait.size();
     process["threads_ended_uncounted"] = gone;
   }
+  if (gvisor_) {
+    for (const char* counter : {"minor_faults", "major_faults", "involuntary_switches"}) {
+      process.erase(counter);
+      unavailable[fmt::format("process.{}", counter)] =
+          "gVisor's getrusage does not count it (it reads 0 whatever happens); the sandbox's own processes are "
+          "counted from outside";
+    }
+  }
   record["process"] = process;
 
   json machine = json::object();
   const long ticks = sysconf(_SC_CLK_TCK);
-  if (begin.machine && end.machine && ticks > 0) {
+  const double own_cpu = process["user_seconds"].get<double>() + process["system_seconds"].get<double>();
+  const auto busy_ticks = begin.machine && end.machine ? end.machine->busy - begin.machine->busy : 0;
+  // /proc/stat counts in ticks: a process's own CPU time may exceed the
+  // machine's busy time by up to a tick per CPU, never by more.
+  const double slack = 2.0 * static_cast<double>(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN))) /
+                       static_cast<double>(std::max(1L, ticks));
+  if (begin.machine && end.machine && ticks > 0 &&
+      static_cast<double>(busy_ticks) / static_cast<double>(ticks) + slack < own_cpu) {
+    for (const char* counter : {"busy_seconds", "steal_seconds", "others_cpu_seconds"})
+      unavailable[fmt::format("machine.{}", counter)] = fmt::format(
+          "/proc/stat here does not count this process's own CPU time ({:.2f} s busy against its own {:.2f} s): "
+          "a sandbox such as gVisor shows its own; the machine is read from outside",
+          static_cast<double>(busy_ticks) / static_cast<double>(ticks), own_cpu);
+  } else if (begin.machine && end.machine && ticks > 0) {
     const double tick = 1.0 / static_cast<double>(ticks);
     const double busy = static_cast<double>(end.machine->busy - begin.machine->busy) * tick;
     machine["busy_seconds"] = busy;
     machine["steal_seconds"] = static_cast<double>(end.machine->steal - begin.machine->steal) * tick;
     // Everything else on the machine: its busy time less this process's CPU
     // time (an estimate to a clock tick per CPU: /proc/stat counts in ticks).
-    machine["others_cpu_seconds"] =
-        busy - process["user_seconds"].get<double>() - process["system_seconds"].get<double>();
+    machine["others_cpu_seconds"] = busy - own_cpu;
     machine["tick_seconds"] = tick;
   } else {
     unavailable["machine.busy_seconds"] = "/proc/stat has no cpu line here";

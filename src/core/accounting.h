@@ -52,6 +52,12 @@ std::optional<CgroupThrottling> parse_cpu_stat(std::string_view text);
 // run delay (time spent runnable, waiting on a run queue) in seconds.
 std::optional<double> parse_schedstat_wait(std::string_view text);
 
+// Whether /proc/version is gVisor's: its user-space kernel reports a fixed
+// "Linux version 4.4.0 #1 SMP Sun Jan 10 15:06:54 PST 2016". Its getrusage
+// counts no page faults and no involuntary switches (zeros that measure
+// nothing), and its /proc/stat is the sandbox's own, all zeros.
+bool is_gvisor_kernel(std::string_view proc_version);
+
 // ---- The measured phase ---------------------------------------------------
 
 class PhaseAccounting {
@@ -77,6 +83,7 @@ class PhaseAccounting {
   double open_seconds_ = 0;  // opening the counters
   std::optional<std::filesystem::path> cpu_stat_;  // this process's cgroup's cpu.stat
   std::string cpu_stat_unavailable_;               // why there is none
+  bool gvisor_ = false;                            // under gVisor's kernel
 };
 
 }  // namespace dlcbench

@@ -4,10 +4,13 @@
 #pragma once
 
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
+
+#include "core/isolation.h"
 
 namespace dlcbench {
 
@@ -39,8 +42,9 @@ std::string own_cgroup(const std::filesystem::path& root, const std::string& con
 nlohmann::json blas_info();
 
 // The whole machine/environment part of the fingerprint (the back end adds
-// its own library versions and threads).
-nlohmann::json environment_fingerprint();
+// its own library versions and threads). `paths` names the data and scratch
+// folders whose file systems "isolation" records (null where none applies).
+nlohmann::json environment_fingerprint(const FingerprintPaths& paths = {});
 
 std::string self_executable_sha256();
 
@@ -48,6 +52,8 @@ std::string self_executable_sha256();
 // ("disabled", "strict", "filter"), no_new_privs, the effective capability
 // set (hex).
 nlohmann::json process_security();
+// The same from status lines already read (read_proc_status()).
+nlohmann::json process_security(const std::map<std::string, std::string>& status);
 
 // The variables that change which GPU CUDA uses and how cuBLAS and cuDNN
 // compute. `dlcbench run` passes those set in its environment to every

@@ -8,6 +8,7 @@ namespace dlcbench {
 void to_json(nlohmann::json& j, const Mismatch& m) {
   j = {{"field", m.field},       {"baseline_value", m.baseline_value}, {"other_value", m.other_value},
        {"requested", m.requested}, {"blocking", m.blocking},             {"fix", m.fix}};
+  if (m.possible_cause) j["possible_cause"] = true;
 }
 
 void from_json(const nlohmann::json& j, Mismatch& m) {
@@ -21,6 +22,7 @@ void from_json(const nlohmann::json& j, Mismatch& m) {
   m.requested = json_fields::bool_field(j, "requested", false, where);
   m.blocking = json_fields::bool_field(j, "blocking", true, where);
   m.fix = string_field(j, "fix", "", where);
+  m.possible_cause = json_fields::bool_field(j, "possible_cause", false, where);
 }
 
 }  // namespace dlcbench

@@ -44,6 +44,7 @@ std::string console_comparisons(const CaseSection& s) {
   std::string out;
   for (const auto& l : s.comparisons) {
     out += fmt::format("  {}\n", l.headline);
+    if (!l.explanation.empty()) out += fmt::format("    {}\n", l.explanation);
     for (const auto& d : l.details) out += fmt::format("  {}\n", d);
   }
   for (const auto& f : s.failures) out += fmt::format("  {}\n", f);
@@ -64,6 +65,19 @@ std::string console_summary(const SummarySection& s, const std::string& baseline
          console_table(s.console);
 }
 
+// The counters behind the explanations, with why any is n/a.
+std::string console_counters(const CaseSection& s) {
+  if (s.counters.rows.empty()) return "";
+  std::string out = fmt::format("  counters per {}, mean of runs (ratio to the baseline, 95% CI):\n",
+                                s.kind == CaseKind::micro ? "operation" : "batch");
+  Table t = s.counters;
+  t.gap.assign(t.header.size(), 2);
+  t.gap[0] = 4;
+  out += console_table(t);
+  for (const auto& n : s.counter_notes) out += fmt::format("    {}\n", n);
+  return out;
+}
+
 }  // namespace
 
 std::string render_console(const Analysis& analysis) {
@@ -76,7 +90,8 @@ std::string render_console(const Analysis& analysis) {
       out += "\nContainer start-up (apart from training: a static program that exits at once)\n";
     for (const auto& s : report.cases)
       if (s.kind == kind)
-        out += fmt::format("\n{}  ({})\n", s.analysis->case_id, s.caption) + console_table(s.console) + console_comparisons(s);
+        out += fmt::format("\n{}  ({})\n", s.analysis->case_id, s.caption) + console_table(s.console) +
+               console_comparisons(s) + console_counters(s);
   }
   for (const auto& s : report.summaries) out += console_summary(s, analysis.baseline);
   if (!report.console_backends.rows.empty())

@@ -160,6 +160,8 @@ std::string html_comparisons(const CaseSection& s) {
   for (const auto& l : s.comparisons) {
     const char* cls = !l.compared ? " class=\"not-compared\"" : l.mismatch_allowed ? " class=\"mismatch-allowed\"" : "";
     out += fmt::format("<li><span{}>{}</span>", cls, html_escape(l.headline));
+    if (!l.explanation.empty())
+      out += fmt::format("\n<p class=\"explanation\">{}</p>", html_escape(l.explanation));
     if (!l.details.empty()) {
       out += "\n<ul class=\"mismatches\">\n";
       for (const auto& d : l.details) out += fmt::format("<li>{}</li>\n", html_escape(d));
@@ -191,6 +193,15 @@ std::string html_case_details(const CaseSection& s, std::size_t index) {
   out += "</div>\n";
   html_table(out, s.detail, "detail", id + "-detail");
   out += html_comparisons(s);
+  if (!s.counters.rows.empty()) {
+    out += fmt::format("<p class=\"caption\">{}</p>\n", html_escape(s.counters_caption));
+    html_table(out, s.counters, "counters", id + "-counters");
+    if (!s.counter_notes.empty()) {
+      out += "<ul class=\"notes\">\n";
+      for (const auto& n : s.counter_notes) out += fmt::format("<li>{}</li>\n", html_escape(n));
+      out += "</ul>\n";
+    }
+  }
   if (!s.failures.empty()) {
     out += "<ul class=\"failures\">\n";
     for (const auto& f : s.failures) out += fmt::format("<li>{}</li>\n", html_escape(f));

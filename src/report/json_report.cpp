@@ -139,6 +139,64 @@ json overhead_json(const Overhead& o) {
   return j;
 }
 
+const char* explanation_status_name(ExplanationStatus s) {
+  switch (s) {
+    case ExplanationStatus::not_significant: return "not significant";
+    case ExplanationStatus::faster: return "faster";
+    case ExplanationStatus::no_counters: return "no counters";
+    case ExplanationStatus::explained: return "explained";
+    case ExplanationStatus::unexplained: return "unexplained";
+  }
+  return "";
+}
+
+json difference_json(const DifferenceEstimate& d) {
+  return {{"difference", number(d.difference)}, {"ci95_low", number(d.ci95_low)}, {"ci95_high", number(d.ci95_high)}};
+}
+
+json explanation_json(const Explanation& e, const std::string& baseline) {
+  json j;
+  j["env"] = e.env;
+  j["status"] = explanation_status_name(e.status);
+  j["words"] = explanation_words(e, baseline);
+  j["extra_ms"] = difference_json(e.extra_ms);
+  j["explained_ms"] = number(e.explained_ms);
+  j["unexplained_ms"] = number(e.unexplained_ms);
+  j["busy_threads"] = number(e.busy_threads);
+  j["compute_threads"] = e.compute_threads;
+  j["throttled_percent"] = e.throttled_percent ? number(*e.throttled_percent) : json(nullptr);
+  j["causes"] = json::array();
+  for (const auto& c : e.causes)
+    j["causes"].push_back({{"cause", cause_key(c.cause)},
+                           {"ms", difference_json(c.ms)},
+                           {"share", number(c.share)},
+                           {"claimed", c.claimed}});
+  j["counters"] = json::array();
+  for (const auto& cc : e.counters) {
+    json k = {{"counter", counter_key(cc.counter)}, {"unit", counter_unit(cc.counter)}};
+    if (!cc.unavailable.empty()) {
+      k["unavailable"] = cc.unavailable;
+      k["runs"] = cc.runs;
+      k["baseline_runs"] = cc.baseline_runs;
+      k["mean"] = cc.runs ? number(cc.mean) : json(nullptr);
+      k["baseline_mean"] = cc.baseline_runs ? number(cc.baseline_mean) : json(nullptr);
+    } else {
+      k["runs"] = cc.runs;
+      k["baseline_runs"] = cc.baseline_runs;
+      k["mean"] = number(cc.mean);
+      k["baseline_mean"] = number(cc.baseline_mean);
+      k["difference"] = difference_json(cc.difference);
+      k["ratio"] = cc.ratio ? json{{"ratio", number(cc.ratio->ratio)},
+                                   {"ci95_low", number(cc.ratio->ci95_low)},
+                                   {"ci95_high", number(cc.ratio->ci95_high)},
+                                   {"interval", interval_name(cc.ratio->interval)}}
+                            : json(nullptr);
+    }
+    j["counters"].push_back(std::move(k));
+  }
+  return j;
+}
+
 // null for what the manifest does not record.
 json recorded_text(const std::string& text) { return text.empty() ? json(nullptr) : json(text); }
 
@@ -185,6 +243,10 @@ json analysis_json(const Analysis& analysis, const Manifest& manifest) {
     }
     cj["overheads"] = json::array();
     for (const auto& o : c.overheads) cj["overheads"].push_back(overhead_json(o));
+    // Why: the counters per batch against the baseline's, and the causes of
+    // a significant overhead (analysis/explanation.h).
+    cj["explanations"] = json::array();
+    for (const auto& e : c.explanations) cj["explanations"].push_back(explanation_json(e, analysis.baseline));
     j["cases"].push_back(std::move(cj));
   }
   return j;

@@ -46,7 +46,8 @@ inline constexpr int kAnalysisJsonSchemaVersion = 2;
 //                            its "added_seconds_ci95_low/high", "compared",
 //                            "mismatch_allowed", "mismatches": [{"field",
 //                            "baseline_value", "other_value", "requested",
-//                            "blocking", "fix"}]}]}]}
+//                            "blocking", "fix", "possible_cause" (only
+//                            when true: a difference in isolation)}]}]}]}
 nlohmann::json analysis_json(const Analysis& analysis, const Manifest& manifest);
 
 }  // namespace dlcbench

@@ -102,7 +102,14 @@ std::string md_case_details(const CaseSection& s) {
   if (!s.comparisons.empty() || !s.failures.empty()) out += "\n";
   for (const auto& l : s.comparisons) {
     out += fmt::format("- {}\n", md_escape(l.headline));
+    if (!l.explanation.empty()) out += fmt::format("  - **{}**\n", md_escape(l.explanation));
     for (const auto& d : l.details) out += fmt::format("  - {}\n", md_escape(d));
+  }
+  if (!s.counters.rows.empty()) {
+    out += fmt::format("\n{}\n\n", md_escape(s.counters_caption));
+    md_table(out, s.counters);
+    if (!s.counter_notes.empty()) out += "\n";
+    for (const auto& n : s.counter_notes) out += fmt::format("- {}\n", md_escape(n));
   }
   for (const auto& f : s.failures) out += fmt::format("- {}\n", md_escape(f));
   return out;

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "analysis/comparability.h"
 #include "report/figures.h"
 
 namespace dlcbench {
@@ -57,6 +58,15 @@ CaseSection case_section(const Analysis& analysis, const CaseAnalysis& c) {
   s.console = console_case_table(c);
   s.comparisons = comparison_lines(c, analysis.baseline);
   s.failures = failure_lines(c);
+  s.counters = counters_table(c, analysis.baseline);
+  if (!s.counters.rows.empty()) {
+    s.counters_caption = fmt::format(
+        "Counters of the measured phase per {}, mean of runs; each environment's ratio to {} with Fieller's 95% CI. "
+        "An overhead that is significant is explained from them by a time budget: wall time = (user + system CPU) "
+        "/ busy threads + waiting per thread, with throttling counted apart.",
+        c.micro ? "operation" : "batch", analysis.baseline);
+    s.counter_notes = counter_notes(c);
+  }
   return s;
 }
 
@@ -147,7 +157,8 @@ std::string case_caption(const CaseAnalysis& c) {
 std::vector<ComparisonLines> comparison_lines(const CaseAnalysis& c, const std::string& baseline) {
   std::vector<ComparisonLines> out;
   for (const auto& o : c.overheads) {
-    ComparisonLines l{comparison_headline(c, o, baseline), {}, o.compared, o.mismatch_allowed};
+    ComparisonLines l{comparison_headline(c, o, baseline), {}, "", o.compared, o.mismatch_allowed};
+    if (const Explanation* e = c.explanation_of(o.env); e && o.compared) l.explanation = explanation_words(*e, baseline);
     for (const auto& m : o.mismatches) l.details.push_back(describe_mismatch(m, baseline, o.env));
     out.push_back(std::move(l));
   }
@@ -199,9 +210,10 @@ std::vector<std::string> preflight_lines(const Manifest& manifest) {
       recorded != manifest.plan.end() && recorded->is_string() ? recorded->get<std::string>() : "baseline";
   for (const auto& [env, list] : *manifest.preflight)
     for (const auto& m : list) {
-      const char* how = m.requested  ? "asked for"
-                        : m.blocking ? "not asked for"
-                                     : "not asked for, cannot change the speed by itself";
+      const char* how = m.requested        ? "asked for"
+                        : m.possible_cause ? kPossibleCauseWords
+                        : m.blocking       ? "not asked for"
+                                           : "not asked for, cannot change the speed by itself";
       lines.push_back(fmt::format("{}: {}: {} has {}, {} has {} ({})", env, m.field, baseline, m.baseline_value, env,
                                   m.other_value, how));
     }

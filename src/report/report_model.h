@@ -90,6 +90,15 @@ Table console_case_table(const CaseAnalysis& c);
 // significant), the others its interval too.
 Table backend_table(const Analysis& analysis);
 Table console_backend_table(const Analysis& analysis);
+// The counters of the measured phases (analysis/explanation.h), per batch: a
+// row per counter either side recorded, the baseline's value, then each
+// environment's value and its ratio to the baseline with Fieller's
+// interval; "n/a" where one side could not measure it. No rows when no
+// launch recorded its accounting.
+Table counters_table(const CaseAnalysis& c, const std::string& baseline);
+// Why each "n/a" of the counters table is one: "n/a in docker: perf_event_open
+// failed: Operation not permitted (page faults (perf), ...)".
+std::vector<std::string> counter_notes(const CaseAnalysis& c);
 
 // ---- Words ---------------------------------------------------------------------
 
@@ -131,6 +140,9 @@ std::string ratio_label(const CaseAnalysis& c);
 struct ComparisonLines {
   std::string headline;              // "docker vs host: ratio 1.0123, no measurable overhead (...)"
   std::vector<std::string> details;  // "blas/core: host has Zen, docker has Haswell (not asked for; fix: ...)"
+  // "explained by CPU quota throttling +41.0 ms (78%, ...)": for a
+  // significant overhead whose launches recorded their counters; "" otherwise.
+  std::string explanation;
   bool compared = true;
   bool mismatch_allowed = false;
 };
@@ -169,6 +181,11 @@ struct CaseSection {
   Table console;  // the console's table: detail for a micro-benchmark
   std::vector<ComparisonLines> comparisons;
   std::vector<std::string> failures;
+  // The counters behind the explanations (no rows: none recorded), with
+  // the reasons for the counters one side could not measure.
+  std::string counters_caption;
+  Table counters;
+  std::vector<std::string> counter_notes;
 };
 
 struct Report {

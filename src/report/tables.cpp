@@ -326,3 +326,88 @@ Table console_backend_table(const Analysis& analysis) {
 }
 
 }  // namespace dlcbench
+
+namespace dlcbench {
+namespace {
+
+// "12.3 ms", "4,512", "41%": a counter's value per batch.
+std::string counter_value(Counter c, double v) {
+  const std::string unit = counter_unit(c);
+  if (unit == "ms") return fmt::format("{:.2f} ms", v);
+  if (unit == "%") return fmt::format("{:.1f}%", v);
+  return std::fabs(v) >= 1e4 ? fmt::format("{:.4g}", v) : fmt::format("{:.1f}", v);
+}
+
+// "1.02 (0.95 .. 1.10)": the ratio to the baseline with Fieller's interval.
+std::string counter_ratio(const CounterComparison& cc) {
+  if (!cc.ratio && cc.baseline_mean == 0 && cc.mean == 0) return "same (0)";
+  // Against a baseline of zero no ratio exists: the difference, with Welch's interval.
+  if (!cc.ratio && cc.baseline_mean == 0 && std::isfinite(cc.difference.ci95_low))
+    return fmt::format("{:+.3g} ({:+.3g} .. {:+.3g}){}", cc.difference.difference, cc.difference.ci95_low,
+                       cc.difference.ci95_high, std::string(counter_unit(cc.counter)) == "ms" ? " ms" : "");
+  if (!cc.ratio) return "n/a";
+  const RatioEstimate& r = *cc.ratio;
+  if (r.interval != RatioInterval::bounded) return fmt::format("{:.3g} (CI unbounded)", r.ratio);
+  return fmt::format("{:.3g} ({:.3g} .. {:.3g})", r.ratio, r.ci95_low, r.ci95_high);
+}
+
+}  // namespace
+
+Table counters_table(const CaseAnalysis& c, const std::string& baseline) {
+  Table t;
+  if (c.explanations.empty()) return t;
+  add_column(t, fmt::format("per {}", c.micro ? "operation" : "batch"), false);
+  add_column(t, baseline, true);
+  for (const auto& e : c.explanations) {
+    add_column(t, e.env, true);
+    add_column(t, fmt::format("{} / {} (95% CI)", e.env, baseline), true);
+  }
+  for (Counter counter : kCounters) {
+    std::vector<Cell> row = {counter_label(counter), ""};
+    bool any = false;
+    for (const auto& e : c.explanations) {
+      const auto it = std::find_if(e.counters.begin(), e.counters.end(),
+                                   [&](const CounterComparison& cc) { return cc.counter == counter; });
+      if (it == e.counters.end()) {
+        row.insert(row.end(), {"", ""});
+        continue;
+      }
+      any = true;
+      if (row[1].text.empty() && it->baseline_runs > 0) row[1] = counter_value(counter, it->baseline_mean);
+      if (!it->unavailable.empty()) {
+        row.insert(row.end(), {it->runs > 0 ? counter_value(counter, it->mean) : "n/a", ""});
+        continue;
+      }
+      row.insert(row.end(), {counter_value(counter, it->mean), counter_ratio(*it)});
+    }
+    if (!any) continue;
+    if (row[1].text.empty()) row[1] = "n/a";
+    t.rows.push_back(std::move(row));
+  }
+  return t;
+}
+
+std::vector<std::string> counter_notes(const CaseAnalysis& c) {
+  // "docker: page faults (perf), context switches (perf): perf_event_open ...":
+  // counters with the same reason are named together.
+  std::vector<std::string> notes;
+  for (const auto& e : c.explanations) {
+    std::vector<std::pair<std::string, std::vector<std::string>>> by_reason;
+    for (const auto& cc : e.counters) {
+      if (cc.unavailable.empty()) continue;
+      auto it = std::find_if(by_reason.begin(), by_reason.end(), [&](const auto& p) { return p.first == cc.unavailable; });
+      if (it == by_reason.end()) by_reason.push_back({cc.unavailable, {counter_label(cc.counter)}});
+      else it->second.push_back(counter_label(cc.counter));
+    }
+    for (const auto& [reason, counters] : by_reason) {
+      const auto colon = reason.find(": ");
+      notes.push_back(fmt::format("n/a in {}: {} ({})", reason.substr(0, colon), reason.substr(colon + 2),
+                                  fmt::join(counters, ", ")));
+    }
+  }
+  std::sort(notes.begin(), notes.end());
+  notes.erase(std::unique(notes.begin(), notes.end()), notes.end());
+  return notes;
+}
+
+}  // namespace dlcbench

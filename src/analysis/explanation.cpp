@@ -1,0 +1,301 @@
+#include "analysis/explanation.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "core/json_fields.h"
+
+namespace dlcbench {
+namespace {
+
+using json = nlohmann::json;
+
+struct CounterSource {
+  Counter counter;
+  const char* label;
+  const char* unit;
+  const char* key;
+  const char* object;       // in the accounting record; "" for wall_ms and the derived ones
+  const char* field;
+  double scale;             // of the field per batch: seconds to ms, counts as they are
+  const char* unavailable;  // its key under "unavailable"
+};
+
+constexpr CounterSource kSources[] = {
+    {Counter::wall_ms, "wall time", "ms", "wall_ms", "", "", 1, ""},
+    {Counter::cpu_ms, "CPU time (user + system)", "ms", "cpu_ms", "", "", 1, ""},
+    {Counter::user_ms, "user CPU", "ms", "user_ms", "process", "user_seconds", 1e3, ""},
+    {Counter::system_ms, "system CPU", "ms", "system_ms", "process", "system_seconds", 1e3, ""},
+    {Counter::run_queue_wait_ms, "run-queue wait (all threads)", "ms", "run_queue_wait_ms", "process",
+     "run_queue_wait_seconds", 1e3, "process.run_queue_wait_seconds"},
+    {Counter::throttled_ms, "throttled (CPU quota)", "ms", "throttled_ms", "cgroup", "throttled_seconds", 1e3,
+     "cgroup"},
+    {Counter::throttled_percent, "periods throttled", "%", "throttled_percent", "", "", 1, "cgroup"},
+    {Counter::minor_faults, "minor page faults", "", "minor_faults", "process", "minor_faults", 1,
+     "process.minor_faults"},
+    {Counter::major_faults, "major page faults", "", "major_faults", "process", "major_faults", 1,
+     "process.major_faults"},
+    {Counter::voluntary_switches, "voluntary context switches", "", "voluntary_switches", "process",
+     "voluntary_switches", 1, "process.voluntary_switches"},
+    {Counter::involuntary_switches, "involuntary context switches", "", "involuntary_switches", "process",
+     "involuntary_switches", 1, "process.involuntary_switches"},
+    {Counter::perf_page_faults, "page faults (perf)", "", "perf_page_faults", "perf", "page_faults", 1,
+     "perf.page_faults"},
+    {Counter::perf_context_switches, "context switches (perf)", "", "perf_context_switches", "perf",
+     "context_switches", 1, "perf.context_switches"},
+    {Counter::perf_cpu_migrations, "CPU migrations (perf)", "", "perf_cpu_migrations", "perf", "cpu_migrations", 1,
+     "perf.cpu_migrations"},
+    {Counter::perf_cycles, "cycles (perf)", "", "perf_cycles", "perf", "cycles", 1, "perf.cycles"},
+    {Counter::perf_instructions, "instructions (perf)", "", "perf_instructions", "perf", "instructions", 1,
+     "perf.instructions"},
+    {Counter::others_cpu_ms, "CPU of other processes", "ms", "others_cpu_ms", "machine", "others_cpu_seconds", 1e3,
+     "machine.others_cpu_seconds"},
+    {Counter::steal_ms, "steal", "ms", "steal_ms", "machine", "steal_seconds", 1e3, "machine.steal_seconds"},
+};
+
+const CounterSource& source_of(Counter c) {
+  for (const auto& s : kSources)
+    if (s.counter == c) return s;
+  return kSources[0];
+}
+
+// A reason from the record's "unavailable" map, by its key or the key's
+// object ("cgroup") or, for the machine's counters, its busy time.
+std::string reason_in(const json& unavailable, const std::string& key) {
+  if (!unavailable.is_object() || key.empty()) return "";
+  for (const std::string& k : {key, key.substr(0, key.find('.')), std::string("machine.busy_seconds")}) {
+    if (k == "machine.busy_seconds" && key.rfind("machine.", 0) != 0) continue;
+    const auto it = unavailable.find(k);
+    if (it != unavailable.end() && it->is_string()) return it->get<std::string>();
+  }
+  return "";
+}
+
+std::vector<double> values_of(const std::vector<LaunchCounters>& launches, Counter c) {
+  std::vector<double> out;
+  for (const auto& l : launches)
+    if (const auto it = l.values.find(c); it != l.values.end()) out.push_back(it->second);
+  return out;
+}
+
+std::string first_reason(const std::vector<LaunchCounters>& launches, Counter c) {
+  for (const auto& l : launches)
+    if (const auto it = l.unavailable.find(c); it != l.unavailable.end()) return it->second;
+  return "";
+}
+
+// Per launch, a cause's wall milliseconds per batch; empty where a launch
+// lacks a counter it needs.
+std::vector<double> cause_values(const std::vector<LaunchCounters>& launches, Cause cause, double busy_threads,
+                                 int threads) {
+  std::vector<double> out;
+  for (const auto& l : launches) {
+    auto get = [&](Counter c) -> std::optional<double> {
+      const auto it = l.values.find(c);
+      return it == l.values.end() ? std::nullopt : std::optional<double>(it->second);
+    };
+    switch (cause) {
+      case Cause::more_user_cpu:
+        if (auto v = get(Counter::user_ms)) out.push_back(*v / busy_threads);
+        break;
+      case Cause::more_system_cpu:
+        if (auto v = get(Counter::system_ms)) out.push_back(*v / busy_threads);
+        break;
+      case Cause::throttled:
+        if (auto v = get(Counter::throttled_ms)) out.push_back(*v);
+        break;
+      case Cause::run_queue_wait:
+        // A throttled thread waits too: that time is the throttling's.
+        if (auto v = get(Counter::run_queue_wait_ms)) out.push_back(*v / threads - get(Counter::throttled_ms).value_or(0));
+        break;
+    }
+  }
+  return out;
+}
+
+std::string signed_ms(double ms) { return fmt::format("{:+.1f} ms", ms); }
+
+std::string cause_words(const CauseShare& c, const Explanation& e) {
+  const auto counter = [&](Counter k) -> const CounterComparison* {
+    for (const auto& cc : e.counters)
+      if (cc.counter == k && cc.unavailable.empty()) return &cc;
+    return nullptr;
+  };
+  const auto times = [&](Counter k) -> std::string {
+    const CounterComparison* cc = counter(k);
+    if (!cc || cc->baseline_mean <= 0) return "";
+    return fmt::format("×{:.2g}", cc->mean / cc->baseline_mean);
+  };
+  switch (c.cause) {
+    case Cause::more_user_cpu: {
+      const std::string r = times(Counter::user_ms);
+      return fmt::format("more user CPU{}", r.empty() ? "" : fmt::format(" (user time {})", r));
+    }
+    case Cause::more_system_cpu: {
+      std::string detail;
+      if (const std::string r = times(Counter::system_ms); !r.empty()) detail = "system time " + r;
+      for (Counter faults : {Counter::perf_page_faults, Counter::minor_faults})
+        if (const std::string r = times(faults); !r.empty()) {
+          detail += fmt::format(", page faults {}", r);
+          break;
+        }
+      return fmt::format("more system CPU{}", detail.empty() ? "" : " (" + detail + ")");
+    }
+    case Cause::throttled:
+      return e.throttled_percent
+                 ? fmt::format("CPU quota throttling (throttled in {:.0f}% of periods)", *e.throttled_percent)
+                 : "CPU quota throttling";
+    case Cause::run_queue_wait:
+      return "more waiting for a CPU (run queue)";
+  }
+  return "";
+}
+
+}  // namespace
+
+const char* counter_label(Counter c) { return source_of(c).label; }
+const char* counter_unit(Counter c) { return source_of(c).unit; }
+const char* counter_key(Counter c) { return source_of(c).key; }
+
+const char* cause_key(Cause c) {
+  switch (c) {
+    case Cause::more_user_cpu: return "more_user_cpu";
+    case Cause::more_system_cpu: return "more_system_cpu";
+    case Cause::throttled: return "throttled";
+    case Cause::run_queue_wait: return "run_queue_wait";
+  }
+  return "";
+}
+
+LaunchCounters read_launch_counters(const json& accounting, double wall_seconds) {
+  LaunchCounters l;
+  const std::string where = "accounting record: ";
+  const int batches = json_fields::int_field(accounting, "batches", 0, where);
+  l.values[Counter::wall_ms] = wall_seconds * 1e3;
+  if (batches <= 0) return l;
+  const json none = json::object();
+  const json& unavailable = accounting.contains("unavailable") ? accounting.at("unavailable") : none;
+  for (const auto& s : kSources) {
+    if (std::string(s.object).empty()) continue;
+    const json& object = accounting.contains(s.object) && accounting.at(s.object).is_object()
+                             ? accounting.at(s.object)
+                             : none;
+    if (const auto v = json_fields::number_field(object, s.field, where + s.object + ".")) {
+      l.values[s.counter] = *v * s.scale / batches;
+    } else if (const std::string why = reason_in(unavailable, s.unavailable); !why.empty()) {
+      l.unavailable[s.counter] = why;
+    }
+  }
+  if (l.values.count(Counter::user_ms) && l.values.count(Counter::system_ms))
+    l.values[Counter::cpu_ms] = l.values[Counter::user_ms] + l.values[Counter::system_ms];
+  if (accounting.contains("cgroup") && accounting.at("cgroup").is_object()) {
+    const json& cgroup = accounting.at("cgroup");
+    const auto periods = json_fields::number_field(cgroup, "periods", where + "cgroup.");
+    const auto throttled = json_fields::number_field(cgroup, "throttled_periods", where + "cgroup.");
+    // Without a quota there are no periods: nothing was throttled.
+    if (periods && throttled) l.values[Counter::throttled_percent] = *periods > 0 ? *throttled / *periods * 100 : 0;
+  } else if (const std::string why = reason_in(unavailable, "cgroup"); !why.empty()) {
+    l.unavailable[Counter::throttled_percent] = why;
+  }
+  return l;
+}
+
+Explanation explain_overhead(const Overhead& overhead, const std::vector<LaunchCounters>& subject,
+                             const std::vector<LaunchCounters>& baseline, int compute_threads) {
+  Explanation e;
+  e.env = overhead.env;
+  for (Counter c : kCounters) {
+    CounterComparison cc;
+    cc.counter = c;
+    const auto s = values_of(subject, c), b = values_of(baseline, c);
+    cc.runs = s.size();
+    cc.baseline_runs = b.size();
+    if (!s.empty()) cc.mean = mean(s);
+    if (!b.empty()) cc.baseline_mean = mean(b);
+    if (s.empty() || b.empty()) {
+      const std::string why = s.empty() ? first_reason(subject, c) : first_reason(baseline, c);
+      if (why.empty()) continue;  // neither side records it (an older run)
+      cc.unavailable = fmt::format("{}: {}", s.empty() ? overhead.env : "baseline", why);
+    } else {
+      cc.difference = difference_of_means(s, b);
+      if (s.size() >= 2 && b.size() >= 2 && cc.baseline_mean > 0) cc.ratio = ratio_of_means(s, b);
+    }
+    e.counters.push_back(std::move(cc));
+  }
+
+  const auto wall_s = values_of(subject, Counter::wall_ms), wall_b = values_of(baseline, Counter::wall_ms);
+  e.extra_ms = difference_of_means(wall_s, wall_b);
+  if (overhead.verdict == Verdict::faster) {
+    e.status = ExplanationStatus::faster;
+    return e;
+  }
+  if (overhead.verdict != Verdict::slower) {
+    e.status = ExplanationStatus::not_significant;
+    return e;
+  }
+  const auto cpu_b = values_of(baseline, Counter::cpu_ms);
+  if (cpu_b.size() < 2 || values_of(subject, Counter::cpu_ms).size() < 2 || wall_b.empty()) {
+    e.status = ExplanationStatus::no_counters;
+    return e;
+  }
+  // Busy threads: how many CPUs' worth the baseline keeps busy. More CPU
+  // work per batch costs wall time at that parallelism.
+  e.busy_threads = std::max(0.05, mean(cpu_b) / mean(wall_b));
+  e.compute_threads = compute_threads > 0 ? compute_threads : std::max(1, static_cast<int>(std::lround(e.busy_threads)));
+  const auto percent = values_of(subject, Counter::throttled_percent);
+  if (!percent.empty()) e.throttled_percent = mean(percent);
+
+  const double extra = e.extra_ms.difference;
+  for (Cause cause : kCauses) {
+    const auto s = cause_values(subject, cause, e.busy_threads, e.compute_threads);
+    const auto b = cause_values(baseline, cause, e.busy_threads, e.compute_threads);
+    if (s.size() < 2 || b.size() < 2) continue;
+    CauseShare share;
+    share.cause = cause;
+    share.ms = difference_of_means(s, b);
+    share.share = extra > 0 ? share.ms.difference / extra : 0;
+    // Claimed only where the change itself is significant and large enough
+    // to matter against the overhead: never for noise.
+    share.claimed = std::isfinite(share.ms.ci95_low) && share.ms.ci95_low > 0 && share.share >= 0.05;
+    if (share.claimed) e.explained_ms += share.ms.difference;
+    e.causes.push_back(share);
+  }
+  e.unexplained_ms = extra - e.explained_ms;
+  const bool any = std::any_of(e.causes.begin(), e.causes.end(), [](const CauseShare& c) { return c.claimed; });
+  e.status = any ? ExplanationStatus::explained : ExplanationStatus::unexplained;
+  return e;
+}
+
+std::string explanation_words(const Explanation& e, const std::string& baseline) {
+  const double extra = e.extra_ms.difference;
+  switch (e.status) {
+    case ExplanationStatus::not_significant:
+    case ExplanationStatus::faster:
+      return "";
+    case ExplanationStatus::no_counters:
+      return fmt::format("not explained: the launches of {} or {} recorded no CPU accounting (measured with "
+                         "--no-accounting, or by an older dlcbench)",
+                         e.env, baseline);
+    case ExplanationStatus::unexplained:
+      return fmt::format("not explained: nothing measured accounts for the {} per batch (CPU time, run-queue wait "
+                         "and throttling did not change significantly against {})",
+                         signed_ms(extra), baseline);
+    case ExplanationStatus::explained:
+      break;
+  }
+  std::vector<std::string> parts;
+  std::vector<const CauseShare*> claimed;
+  for (const auto& c : e.causes)
+    if (c.claimed) claimed.push_back(&c);
+  std::sort(claimed.begin(), claimed.end(),
+            [](const CauseShare* a, const CauseShare* b) { return a->ms.difference > b->ms.difference; });
+  for (const CauseShare* c : claimed)
+    parts.push_back(fmt::format("{} {} ({:.0f}%, 95% CI {:+.1f} .. {:+.1f} ms)", cause_words(*c, e),
+                                signed_ms(c->ms.difference), c->share * 100, c->ms.ci95_low, c->ms.ci95_high));
+  return fmt::format("explained by {}; of the {} per batch, {} ({:.0f}%) is unexplained", fmt::join(parts, ", "),
+                     signed_ms(extra), signed_ms(e.unexplained_ms), extra > 0 ? e.unexplained_ms / extra * 100 : 0);
+}
+
+}  // namespace dlcbench
