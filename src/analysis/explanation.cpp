@@ -50,6 +50,8 @@ constexpr CounterSource kSources[] = {
     {Counter::perf_cycles, "cycles (perf)", "", "perf_cycles", "perf", "cycles", 1, "perf.cycles"},
     {Counter::perf_instructions, "instructions (perf)", "", "perf_instructions", "perf", "instructions", 1,
      "perf.instructions"},
+    {Counter::helpers_cpu_ms, "runtime helpers' CPU", "ms", "helpers_cpu_ms", "outside", "helpers_cpu_seconds", 1e3,
+     "outside"},
     {Counter::others_cpu_ms, "CPU of other processes", "ms", "others_cpu_ms", "machine", "others_cpu_seconds", 1e3,
      "machine.others_cpu_seconds"},
     {Counter::steal_ms, "steal", "ms", "steal_ms", "machine", "steal_seconds", 1e3, "machine.steal_seconds"},
@@ -103,8 +105,16 @@ std::vector<double> cause_values(const std::vector<LaunchCounters>& launches, Ca
       case Cause::more_system_cpu:
         if (auto v = get(Counter::system_ms)) out.push_back(*v / busy_threads);
         break;
+      case Cause::more_cpu:
+        // Only where the split is unknown: otherwise user and system say it.
+        if (!get(Counter::user_ms) || !get(Counter::system_ms))
+          if (auto v = get(Counter::cpu_ms)) out.push_back(*v / busy_threads);
+        break;
       case Cause::throttled:
         if (auto v = get(Counter::throttled_ms)) out.push_back(*v);
+        break;
+      case Cause::helpers_cpu:
+        if (auto v = get(Counter::helpers_cpu_ms)) out.push_back(*v / busy_threads);
         break;
       case Cause::run_queue_wait:
         // A throttled thread waits too: that time is the throttling's.
@@ -143,12 +153,18 @@ std::string cause_words(const CauseShare& c, const Explanation& e) {
         }
       return fmt::format("more system CPU{}", detail.empty() ? "" : " (" + detail + ")");
     }
+    case Cause::more_cpu: {
+      const std::string r = times(Counter::cpu_ms);
+      return fmt::format("more CPU time for the worker's own code{}", r.empty() ? "" : fmt::format(" ({})", r));
+    }
     case Cause::throttled:
       return e.throttled_percent
                  ? fmt::format("CPU quota throttling (throttled in {:.0f}% of periods)", *e.throttled_percent)
                  : "CPU quota throttling";
     case Cause::run_queue_wait:
       return "more waiting for a CPU (run queue)";
+    case Cause::helpers_cpu:
+      return "the runtime's helper processes' CPU (read from outside)";
   }
   return "";
 }
@@ -163,8 +179,10 @@ const char* cause_key(Cause c) {
   switch (c) {
     case Cause::more_user_cpu: return "more_user_cpu";
     case Cause::more_system_cpu: return "more_system_cpu";
+    case Cause::more_cpu: return "more_cpu";
     case Cause::throttled: return "throttled";
     case Cause::run_queue_wait: return "run_queue_wait";
+    case Cause::helpers_cpu: return "helpers_cpu";
   }
   return "";
 }
@@ -186,10 +204,26 @@ LaunchCounters read_launch_counters(const json& accounting, double wall_seconds)
       l.values[s.counter] = *v * s.scale / batches;
     } else if (const std::string why = reason_in(unavailable, s.unavailable); !why.empty()) {
       l.unavailable[s.counter] = why;
+    } else if (const auto own = object.find("unavailable"); own != object.end() && own->is_string()) {
+      l.unavailable[s.counter] = own->get<std::string>();  // the outside reading says why itself
     }
   }
   if (l.values.count(Counter::user_ms) && l.values.count(Counter::system_ms))
     l.values[Counter::cpu_ms] = l.values[Counter::user_ms] + l.values[Counter::system_ms];
+  if (json_fields::string_field(accounting, "sandbox_kernel", "", where) == "gVisor") {
+    // gVisor's getrusage is its kernel's accounting of the task, not CPU
+    // time as the host counts it: the worker's CPU comes from outside.
+    for (Counter c : {Counter::user_ms, Counter::system_ms, Counter::cpu_ms}) {
+      l.values.erase(c);
+      l.unavailable[c] = "gVisor's getrusage counts its own kernel's time for the task, not the host's CPU time; "
+                         "the worker's CPU (user and system together) is read from outside";
+    }
+    if (accounting.contains("outside") && accounting.at("outside").is_object())
+      if (const auto v = json_fields::number_field(accounting.at("outside"), "worker_cpu_seconds", where + "outside.")) {
+        l.values[Counter::cpu_ms] = *v * 1e3 / batches;
+        l.unavailable.erase(Counter::cpu_ms);
+      }
+  }
   if (accounting.contains("cgroup") && accounting.at("cgroup").is_object()) {
     const json& cgroup = accounting.at("cgroup");
     const auto periods = json_fields::number_field(cgroup, "periods", where + "cgroup.");
@@ -294,6 +328,10 @@ std::string explanation_words(const Explanation& e, const std::string& baseline)
   for (const CauseShare* c : claimed)
     parts.push_back(fmt::format("{} {} ({:.0f}%, 95% CI {:+.1f} .. {:+.1f} ms)", cause_words(*c, e),
                                 signed_ms(c->ms.difference), c->share * 100, c->ms.ci95_low, c->ms.ci95_high));
+  if (e.unexplained_ms < 0)
+    return fmt::format("explained by {}; together {} against the {} per batch measured: more than all of it, as "
+                       "work that overlaps in time counts once in the wall time",
+                       fmt::join(parts, ", "), signed_ms(e.explained_ms), signed_ms(extra));
   return fmt::format("explained by {}; of the {} per batch, {} ({:.0f}%) is unexplained", fmt::join(parts, ", "),
                      signed_ms(extra), signed_ms(e.unexplained_ms), extra > 0 ? e.unexplained_ms / extra * 100 : 0);
 }

@@ -4,7 +4,7 @@
 // overhead that is significant a time budget that says how many of the
 // extra milliseconds per batch each measured cause accounts for:
 //
-//   wall ≈ (user + system CPU) / busy threads + waiting
+//   wall ≈ (user + system CPU + helpers' CPU) / busy threads + waiting
 //
 // where busy threads is the baseline's CPU time over its wall time, and the
 // waiting is the run-queue wait per compute thread, less the time the
@@ -46,6 +46,7 @@ enum class Counter {
   perf_cpu_migrations,
   perf_cycles,
   perf_instructions,
+  helpers_cpu_ms,        // the runtime's helpers (shim, daemon, conmon, gVisor's sandbox), read from outside
   others_cpu_ms,         // the rest of the machine: disturbance, never the environment's cost
   steal_ms,
 };
@@ -55,7 +56,8 @@ inline constexpr Counter kCounters[] = {
     Counter::throttled_percent, Counter::minor_faults,    Counter::major_faults,
     Counter::voluntary_switches, Counter::involuntary_switches, Counter::perf_page_faults,
     Counter::perf_context_switches, Counter::perf_cpu_migrations, Counter::perf_cycles,
-    Counter::perf_instructions, Counter::others_cpu_ms,   Counter::steal_ms,
+    Counter::perf_instructions, Counter::helpers_cpu_ms,  Counter::others_cpu_ms,
+    Counter::steal_ms,
 };
 // "user CPU", "run-queue wait", ...: a row's label.
 const char* counter_label(Counter c);
@@ -89,11 +91,13 @@ struct CounterComparison {
 enum class Cause {
   more_user_cpu,     // the threads compute longer (a slower library, a different kernel)
   more_system_cpu,   // more time in the kernel: system calls, page faults, a sandbox's kernel
+  more_cpu,          // user and system together, where only the sum is known (gVisor, read from outside)
   throttled,         // the cgroup's CPU quota stopped every thread
   run_queue_wait,    // runnable threads waited for a CPU, beyond throttling
+  helpers_cpu,       // the runtime's own processes computed beside the worker
 };
-inline constexpr Cause kCauses[] = {Cause::more_user_cpu, Cause::more_system_cpu, Cause::throttled,
-                                    Cause::run_queue_wait};
+inline constexpr Cause kCauses[] = {Cause::more_user_cpu, Cause::more_system_cpu, Cause::more_cpu, Cause::throttled,
+                                    Cause::run_queue_wait, Cause::helpers_cpu};
 const char* cause_key(Cause c);
 
 struct CauseShare {

@@ -38,6 +38,13 @@ void emit(const nlohmann::json& line) {
   std::fflush(stdout);
 }
 
+// The line tells the orchestrator the measured phase begins, so it reads
+// the environment's helper processes from outside over the same phase.
+void start_measured_phase(PhaseAccounting& accounting) {
+  emit({{"type", "phase"}, {"phase", "measured"}});
+  accounting.start();
+}
+
 // --input disk: each step's batch read from the data set's files. Examples
 // (MNIST, CIFAR-10) in a seeded shuffled order, one read per example; text
 // (PTB format) one read per batch column, laid out as batchify() lays out the
@@ -141,7 +148,7 @@ int run_micro_worker(const WorkerOptions& o, const MicroWorkloadInfo& info, std:
   double measured_sum = 0;
   for (int i = 0; i < spec.warmup + spec.iters; ++i) {
     const bool warmup = i < spec.warmup;
-    if (i == spec.warmup && accounting) accounting->start();
+    if (i == spec.warmup && accounting) start_measured_phase(*accounting);
     MicroResult result;
     const double cpu_before = process_cpu_seconds();
     try {
@@ -229,7 +236,7 @@ int run_worker(const WorkerOptions& o) {
   double measured_sum = 0;
   for (int i = 0; i < total; ++i) {
     const auto index = static_cast<std::size_t>(i);
-    if (i == spec.warmup && accounting) accounting->start();
+    if (i == spec.warmup && accounting) start_measured_phase(*accounting);
     double read_seconds = 0;
     const double cpu_before = process_cpu_seconds();
     Stopwatch step_clock;

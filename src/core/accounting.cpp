@@ -384,6 +384,10 @@ nlohmann::json PhaseAccounting::finish(int batches) {
     process["threads_ended_uncounted"] = gone;
   }
   if (gvisor_) {
+    // Its user and system seconds are the sandbox kernel's accounting of
+    // the task, not CPU time as the host counts it (they exceed what the
+    // sandbox's processes use): the orchestrator reads that from outside.
+    record["sandbox_kernel"] = "gVisor";
     for (const char* counter : {"minor_faults", "major_faults", "involuntary_switches"}) {
       process.erase(counter);
       unavailable[fmt::format("process.{}", counter)] =

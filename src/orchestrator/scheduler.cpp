@@ -11,6 +11,7 @@
 #include "core/process.h"
 #include "core/statistics.h"
 #include "core/timer.h"
+#include "orchestrator/outside_accounting.h"
 #include "workloads/micro/micro_workloads.h"
 #include "workloads/registry.h"
 
@@ -81,9 +82,14 @@ LaunchOutcome run_worker(const Plan& plan, const CaseSpec& spec, ScheduledEnviro
                       spec.io_target, spec.device == "gpu"};
   const LaunchCommand command = env.environment->command(launch, instance);
   const ProcessSpec process = command.process(plan.case_timeout_seconds, options.cancel);
+  OutsideAccounting outside(env.environment->name());
   out.result = run_process(process, [&](std::string_view line) {
     auto record = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
     if (record.is_discarded() || !record.is_object()) record = {{"type", "worker_output"}, {"text", std::string(line)}};
+    const std::string type = record.value("type", "");
+    if (type == "phase") outside.start();
+    // The helpers' CPU over the same phase, read from outside.
+    if (type == "accounting") record["outside"] = outside.finish();
     record = tag(std::move(record), env.label, round, spec);
     if (record.value("type", "") == "sample" && record.value("phase", "") == "measured") {
       out.measured.push_back(record.value("seconds", 0.0));

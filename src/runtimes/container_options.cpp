@@ -238,6 +238,11 @@ std::vector<std::string> fields_changed_by(const std::map<std::string, std::stri
     fields.push_back("/backend/threads/intra_op");
   }
   if (options.count("memory")) fields.push_back("/cgroup/memory_limit_bytes");
+  if (options.count("shm") || options.count("ipc")) fields.push_back("/isolation/shm_bytes");
+  if (options.count("seccomp")) {
+    fields.push_back("/isolation/seccomp");
+    fields.push_back("/isolation/speculation");  // a seccomp filter switches store-bypass mitigation on
+  }
   // A different image or root file system is a different set of bits: never
   // exempt, so binary and library differences still stop the comparison.
   return fields;

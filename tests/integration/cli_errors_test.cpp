@@ -41,14 +41,17 @@ TEST(Cli, WorkerPrintsFingerprintThenOneLinePerBatch) {
   std::stringstream ss(r.out);
   std::string line;
   while (std::getline(ss, line)) lines.push_back(nlohmann::json::parse(line));
-  ASSERT_EQ(lines.size(), 1u + 2 + 3 + 1 + 1);  // fingerprint, warm-up, measured, accounting, done
+  // fingerprint, warm-up, the measured phase's start, measured, accounting, done
+  ASSERT_EQ(lines.size(), 1u + 2 + 1 + 3 + 1 + 1);
   EXPECT_EQ(lines[0]["type"], "fingerprint");
   EXPECT_EQ(lines[0]["dataset"]["synthetic"], true);
   EXPECT_EQ(lines[1]["phase"], "warmup");
+  EXPECT_EQ(lines[3]["type"], "phase");
   EXPECT_EQ(lines[3]["phase"], "measured");
-  EXPECT_GT(lines[3]["seconds"].get<double>(), 0);
-  EXPECT_TRUE(lines[3]["loss"].is_number());
-  EXPECT_GE(lines[3]["cpu_seconds"].get<double>(), 0);
+  EXPECT_EQ(lines[4]["phase"], "measured");
+  EXPECT_GT(lines[4]["seconds"].get<double>(), 0);
+  EXPECT_TRUE(lines[4]["loss"].is_number());
+  EXPECT_GE(lines[4]["cpu_seconds"].get<double>(), 0);
   EXPECT_EQ(lines[lines.size() - 2]["type"], "accounting");
   EXPECT_EQ(lines[lines.size() - 2]["batches"], 3);
   EXPECT_EQ(lines.back()["type"], "done");
@@ -143,7 +146,8 @@ TEST(Cli, DiskInputReadsEveryBatchFromTheFiles) {
   auto lstm = run_dlcbench({"worker", "--workload", "lstm", "--data", dir.path().string(), "--input", "disk",
                             "--batch", "4", "--warmup", "0", "--iters", "2", "--threads", "1"});
   ASSERT_EQ(lstm.exit_code, 0) << lstm.err;
-  EXPECT_EQ(std::count(lstm.out.begin(), lstm.out.end(), '\n'), 1 + 2 + 1 + 1);  // and the accounting line
+  // and the phase's start and accounting lines
+  EXPECT_EQ(std::count(lstm.out.begin(), lstm.out.end(), '\n'), 1 + 1 + 2 + 1 + 1);
   EXPECT_NE(lstm.out.find("read_seconds"), std::string::npos);
 
   auto synthetic = run_dlcbench({"run", "--envs", "host", "--input", "disk", "--data", "synthetic", "--out",

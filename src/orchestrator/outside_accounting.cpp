@@ -1,0 +1,166 @@
+#include "orchestrator/outside_accounting.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+
+#include "core/memory.h"
+#include "core/timer.h"
+
+namespace dlcbench {
+namespace {
+
+namespace outside_fs = std::filesystem;
+
+// /proc/PID/stat: "pid (comm) state ppid ... utime stime ...": the comm may
+// hold spaces and parentheses, so the fields are counted after its last ')'.
+bool parse_stat(const std::string& text, ProcessCpu& p, double tick) {
+  const auto open = text.find('('), close = text.rfind(')');
+  if (open == std::string::npos || close == std::string::npos || close < open) return false;
+  p.name = text.substr(open + 1, close - open - 1);
+  std::vector<std::string_view> fields;
+  std::string_view rest(text);
+  rest.remove_prefix(close + 1);
+  while (!rest.empty()) {
+    while (!rest.empty() && rest.front() == ' ') rest.remove_prefix(1);
+    const auto end = rest.find(' ');
+    fields.push_back(rest.substr(0, end));
+    if (end == std::string_view::npos) break;
+    rest.remove_prefix(end);
+  }
+  // After the comm: state(0) ppid(1) ... utime(11) stime(12).
+  if (fields.size() < 13) return false;
+  auto number = [](std::string_view s, long long& v) {
+    return std::from_chars(s.data(), s.data() + s.size(), v).ec == std::errc();
+  };
+  long long ppid = 0, utime = 0, stime = 0;
+  if (!number(fields[1], ppid) || !number(fields[11], utime) || !number(fields[12], stime)) return false;
+  p.ppid = static_cast<pid_t>(ppid);
+  p.cpu_seconds = static_cast<double>(utime + stime) * tick;
+  return true;
+}
+
+// argv[0]'s file name: runsc re-executes itself as "runsc-sandbox" and
+// "runsc-gofer", whose comm is "exe".
+std::string command_name(const outside_fs::path& dir, const std::string& comm) {
+  const std::string cmdline = read_small_file(dir / "cmdline");
+  const std::string first = cmdline.substr(0, cmdline.find('\0'));
+  if (first.empty()) return comm;
+  return outside_fs::path(first).filename().string();
+}
+
+std::map<pid_t, ProcessCpu> by_pid(const std::vector<ProcessCpu>& processes) {
+  std::map<pid_t, ProcessCpu> m;
+  for (const auto& p : processes) m[p.pid] = p;
+  return m;
+}
+
+}  // namespace
+
+std::vector<ProcessCpu> read_processes(const outside_fs::path& proc) {
+  const double tick = 1.0 / static_cast<double>(std::max(1L, sysconf(_SC_CLK_TCK)));
+  std::vector<ProcessCpu> out;
+  std::error_code ec;
+  for (const auto& entry : outside_fs::directory_iterator(proc, ec)) {
+    const std::string name = entry.path().filename().string();
+    ProcessCpu p;
+    long long pid = 0;
+    if (std::from_chars(name.data(), name.data() + name.size(), pid).ec != std::errc()) continue;
+    p.pid = static_cast<pid_t>(pid);
+    if (!parse_stat(read_small_file(entry.path() / "stat"), p, tick)) continue;  // ended meanwhile
+    p.name = command_name(entry.path(), p.name);
+    out.push_back(std::move(p));
+  }
+  return out;
+}
+
+bool is_runtime_helper(const std::string& environment, const std::string& name) {
+  if (environment == "docker") return name.rfind("containerd-shim", 0) == 0 || name == "containerd" || name == "dockerd";
+  if (environment == "podman") return name == "conmon";
+  return false;
+}
+
+bool runs_worker_code(const ProcessCpu& process, const std::map<pid_t, ProcessCpu>& all) {
+  if (process.name == "dlcbench") return true;
+  if (process.name != "exe") return false;
+  // gVisor's ptrace stubs: forked by the sandbox, then from one another,
+  // each with the application's address space (so no command line of
+  // their own, and the kernel's comm "exe").
+  std::set<pid_t> seen;
+  for (auto it = all.find(process.ppid); it != all.end() && seen.insert(it->first).second;
+       it = all.find(it->second.ppid)) {
+    if (it->second.name == "runsc-sandbox") return true;
+    if (it->second.name != "exe") return false;
+  }
+  return false;
+}
+
+std::set<pid_t> environment_processes(const std::vector<ProcessCpu>& processes, pid_t orchestrator,
+                                      const std::string& environment) {
+  std::map<pid_t, std::vector<pid_t>> children;
+  for (const auto& p : processes) children[p.ppid].push_back(p.pid);
+  std::set<pid_t> found;
+  std::vector<pid_t> todo;
+  for (const auto& p : processes)
+    if (is_runtime_helper(environment, p.name)) todo.push_back(p.pid);
+  if (const auto it = children.find(orchestrator); it != children.end())
+    todo.insert(todo.end(), it->second.begin(), it->second.end());
+  while (!todo.empty()) {
+    const pid_t pid = todo.back();
+    todo.pop_back();
+    if (pid == orchestrator || !found.insert(pid).second) continue;
+    if (const auto it = children.find(pid); it != children.end()) todo.insert(todo.end(), it->second.begin(), it->second.end());
+  }
+  return found;
+}
+
+void OutsideAccounting::start() {
+  Stopwatch clock;
+  const auto all = read_processes();
+  const auto env = environment_processes(all, getpid(), environment_);
+  begin_.clear();
+  for (const auto& p : all)
+    if (env.count(p.pid)) begin_[p.pid] = p;
+  started_ = true;
+  read_seconds_ = clock.seconds();
+}
+
+nlohmann::json OutsideAccounting::finish() const {
+  Stopwatch clock;
+  nlohmann::json out = nlohmann::json::object();
+  if (!started_) {
+    out["unavailable"] = "the worker did not say when its measured phase began";
+    return out;
+  }
+  const auto all = read_processes();
+  const auto env = environment_processes(all, getpid(), environment_);
+  const auto now = by_pid(all);
+  std::map<std::string, double> by_name;
+  double total = 0, worker = 0;
+  for (pid_t pid : env) {
+    const ProcessCpu& p = now.at(pid);
+    const auto before = begin_.find(pid);
+    // A process started during the phase used all its CPU time in it.
+    const double used = before == begin_.end() ? p.cpu_seconds : p.cpu_seconds - before->second.cpu_seconds;
+    by_name[p.name] += used;
+    total += used;
+    if (runs_worker_code(p, now)) worker += used;
+  }
+  std::size_t ended = 0;
+  for (const auto& [pid, p] : begin_)
+    if (!now.count(pid) || !env.count(pid)) ++ended;
+  out["environment_cpu_seconds"] = total;
+  out["worker_cpu_seconds"] = worker;
+  out["helpers_cpu_seconds"] = total - worker;
+  out["by_command"] = by_name;
+  // Ended during the phase: their time since the start is not counted.
+  out["processes_ended_uncounted"] = ended;
+  // /proc counts each process in clock ticks.
+  out["tick_seconds"] = 1.0 / static_cast<double>(std::max(1L, sysconf(_SC_CLK_TCK)));
+  out["read_seconds"] = read_seconds_ + clock.seconds();
+  return out;
+}
+
+}  // namespace dlcbench

@@ -1,0 +1,66 @@
+// The environment's processes read from outside, over a launch's measured
+// phase: the CPU time of the runtime's own helpers (containerd-shim and the
+// Docker daemon, conmon, gVisor's sandbox and gofer, the runtime client)
+// next to the worker's own. Inside, a worker sees only itself, and inside
+// gVisor not even that as the host counts it: the sandbox's kernel runs in
+// the host's processes. What the helpers use is part of what the
+// environment costs, never disturbance.
+#pragma once
+
+#include <sys/types.h>
+
+#include <filesystem>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace dlcbench {
+
+struct ProcessCpu {
+  pid_t pid = 0, ppid = 0;
+  std::string name;    // argv[0]'s file name ("runsc-sandbox"), else the kernel's comm
+  double cpu_seconds = 0;  // user + system
+};
+
+// Every process under `proc` (skipping those that end while it reads).
+std::vector<ProcessCpu> read_processes(const std::filesystem::path& proc = "/proc");
+
+// The helpers an engine leaves running beside its containers, by name:
+// for docker containerd-shim (any version), containerd and dockerd; for
+// podman conmon. The OCI runtimes' processes are the orchestrator's own
+// descendants.
+bool is_runtime_helper(const std::string& environment, const std::string& name);
+
+// The processes of an environment: the orchestrator's descendants (the
+// runtime client, runc's or runsc's children, the host's worker), the
+// engine's helpers and their descendants (a container's processes). Not the
+// orchestrator itself.
+std::set<pid_t> environment_processes(const std::vector<ProcessCpu>& processes, pid_t orchestrator,
+                                      const std::string& environment);
+
+// Of those, the ones that run the worker's own code: the dlcbench worker,
+// or under gVisor's ptrace platform the stub processes the sandbox runs the
+// application in (its descendants named "exe"). The rest are helpers.
+bool runs_worker_code(const ProcessCpu& process, const std::map<pid_t, ProcessCpu>& all);
+
+class OutsideAccounting {
+ public:
+  explicit OutsideAccounting(std::string environment) : environment_(std::move(environment)) {}
+  // When the worker says its measured phase begins.
+  void start();
+  // When its accounting line arrives: the "outside" object it gains: the
+  // environment's CPU time, the worker's and the helpers', by command.
+  nlohmann::json finish() const;
+  bool started() const { return started_; }
+
+ private:
+  std::string environment_;
+  std::map<pid_t, ProcessCpu> begin_;
+  double read_seconds_ = 0;
+  bool started_ = false;
+};
+
+}  // namespace dlcbench
