@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "core/fingerprint.h"
+#include "core/words.h"
 
 namespace dlcbench {
 namespace {
@@ -27,6 +28,18 @@ std::string only_in(const nlohmann::json& a, const nlohmann::json& b) {
   const std::size_t more = out.size() > kShown ? out.size() - kShown : 0;
   out.resize(std::min(out.size(), kShown));
   return fmt::format("also {}{}", fmt::join(out, ", "), more ? fmt::format(" and {} more", more) : "");
+}
+
+// "spectre_v2=Mitigation: ...; mds=none": the keys of `a` whose values
+// differ in `b` (or that `b` lacks), as `a` has them.
+std::string differing_keys(const nlohmann::json& a, const nlohmann::json& b) {
+  std::vector<std::string> out;
+  auto text = [](const nlohmann::json& v) { return v.is_null() ? std::string("none") : v.is_string() ? v.get<std::string>() : v.dump(); };
+  for (const auto& [key, value] : a.items())
+    if (!b.contains(key) || b.at(key) != value) out.push_back(key + "=" + text(value));
+  for (const auto& [key, value] : b.items())
+    if (!a.contains(key)) out.push_back(key + "=none");
+  return out.empty() ? "the same" : fmt::format("{}", fmt::join(out, "; "));
 }
 
 constexpr const char* kSameImage =
@@ -143,6 +156,19 @@ std::vector<Mismatch> compare_fingerprints(const nlohmann::json& baseline, const
         a = only_in(baseline.at(files), other.at(files));
         b = only_in(other.at(files), baseline.at(files));
       }
+    }
+    const nlohmann::json::json_pointer p(field.pointer);
+    if (baseline.contains(p) && other.contains(p) && baseline.at(p).is_object() && other.at(p).is_object()) {
+      // Name only the keys that differ (spectre_v2: ...), not two whole objects.
+      a = differing_keys(baseline.at(p), other.at(p));
+      b = differing_keys(other.at(p), baseline.at(p));
+    } else {
+      // An object against nothing: its size, not its whole text.
+      auto size_of = [&](const nlohmann::json& j, std::string& shown) {
+        if (j.contains(p) && j.at(p).is_object()) shown = counted(j.at(p).size(), "entry", "entries");
+      };
+      size_of(baseline, a);
+      size_of(other, b);
     }
     const bool asked = std::find(requested.begin(), requested.end(), field.pointer) != requested.end();
     out.push_back({field.pointer.substr(1), a, b, asked, field.blocking, field.fix, field.possible_cause});
