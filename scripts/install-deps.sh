@@ -15,6 +15,9 @@ packages=(
   docker.io runc
   # Podman and crun run as they are; `dlcbench doctor` says what works here.
   podman crun
+  # gVisor (--envs runsc, docker:runtime=runsc); scripts/with-docker.sh
+  # registers it with the dockerd it starts, writing the config with jq.
+  runsc jq
   # The HTML report's test opens it in a real browser, headless.
   chromium
   # The reference tools bench/micro_vs_tools compares the micro-benchmarks with.

@@ -3,7 +3,8 @@
 # builds with warnings as errors, and runs the unit tests, the unit tests
 # again under ASan+UBSan (scripts/sanitize.sh), then the integration and fault
 # tests against a real Docker Engine (started here if none runs, and stopped
-# afterwards), Podman, runc and crun. There a runtime that cannot start a
+# afterwards), Podman, runc, crun and gVisor's runsc (also as Docker's runtime,
+# registered by with-docker.sh). There a runtime that cannot start a
 # container fails its tests instead of skipping them.
 # Not here, for time (minutes on 2 cores, and they must run alone): the
 # cleanliness tests (`ctest -L cleanliness` in build/).

@@ -1,12 +1,19 @@
 // `dlcbench doctor`: which runtimes are here, their versions, whether each
 // can start a container on this machine, and the command that fixes what is
 // missing. It starts a tiny container (a static program that exits at once)
-// in each, and removes what it made.
+// in each, and removes what it made. For gVisor it also tries each platform
+// (ptrace, kvm) and whether dockerd knows runsc as a runtime.
+#include <signal.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <chrono>
 #include <cstdlib>
+#include <fstream>
 #include <iostream>
+#include <thread>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -19,7 +26,10 @@
 #include "core/fingerprint.h"
 #include "core/process.h"
 #include "core/timer.h"
+#include "core/scratch_dir.h"
 #include "runtimes/environment.h"
+#include "runtimes/image_builder.h"
+#include "runtimes/oci_bundle.h"
 #include "workloads/micro/gemm.h"
 
 namespace fs = std::filesystem;
@@ -37,20 +47,25 @@ struct RuntimeCheck {
   nlohmann::json details;
 };
 
+// `name` is an environment as --envs takes it ("docker:runtime=runsc").
 RuntimeCheck check_runtime(const std::string& name, const fs::path& self_exe) {
   RuntimeCheck c;
   c.name = name;
-  c.installed = name == "host" || find_program(name).has_value();
+  const EnvironmentRequest request = parse_environment_request(name);
+  c.installed = request.name == "host" || find_program(request.name).has_value();
   const EnvironmentContext context{self_exe, fmt::format("doctor-{}", getpid()), /*noop_only=*/true,
                                    /*keep_images=*/false, /*image_extras=*/{}};
-  auto env = make_environment(parse_environment_request(name), context);
+  auto env = make_environment(request, context);
   try {
     env->prepare();
     c.details = env->describe();
     c.version = c.details.value("version", "");
     WorkerLaunch noop;
     noop.program = WorkerLaunch::Program::noop;
-    const std::string instance = fmt::format("dlcbench-doctor-{}-{}", getpid(), name);
+    std::string label = name;  // a valid container name
+    std::replace_if(
+        label.begin(), label.end(), [](char ch) { return !std::isalnum(static_cast<unsigned char>(ch)); }, '-');
+    const std::string instance = fmt::format("dlcbench-doctor-{}-{}", getpid(), label);
     const LaunchCommand command = env->command(noop, instance);
     Stopwatch clock;
     const ProcessSpec spec = command.process(120, nullptr);
@@ -68,6 +83,187 @@ RuntimeCheck check_runtime(const std::string& name, const fs::path& self_exe) {
   }
   env->finish();
   return c;
+}
+
+// gVisor's platforms: ptrace works wherever ptrace does; kvm needs /dev/kvm
+// and, on a VM, nested virtualisation, without which its sandbox hangs for
+// ever. Each is tried with one noop container and a time limit.
+constexpr double kGvisorProbeSeconds = 10;
+
+struct GvisorPlatform {
+  std::string name;  // "ptrace", "kvm"
+  bool tried = false;
+  bool starts = false;
+  double seconds = 0;
+  std::string problem;
+};
+
+struct GvisorCheck {
+  std::string program, version;
+  std::vector<GvisorPlatform> platforms;
+  std::string use;      // the --envs value to use: "runsc:platform=ptrace"; empty: none starts
+  std::string problem;  // why no platform was tried
+  RuntimeCheck docker;  // docker:runtime=runsc
+  bool docker_reachable = false;
+  bool docker_registered = false;
+};
+
+// A sandbox killed before it started leaves no runsc state (`runsc delete`
+// finds nothing) but its cgroups, named after the container: they go, with
+// any process of that sandbox still in them.
+void remove_sandbox_cgroups(const std::string& id) {
+  std::error_code ec;
+  std::vector<fs::path> dirs = {fs::path("/sys/fs/cgroup") / id};  // cgroup v2
+  for (const auto& entry : fs::directory_iterator("/sys/fs/cgroup", ec)) dirs.push_back(entry.path() / id);
+  for (const auto& dir : dirs) {
+    if (!fs::is_directory(dir, ec)) continue;
+    std::ifstream procs(dir / "cgroup.procs");
+    for (long pid = 0; procs >> pid;)
+      if (pid > 0) ::kill(static_cast<pid_t>(pid), SIGKILL);
+    for (int i = 0; i < 100 && ::rmdir(dir.c_str()) != 0 && errno == EBUSY; ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+}
+
+GvisorPlatform probe_gvisor_platform(const std::string& program, const fs::path& scratch, const std::string& platform) {
+  GvisorPlatform p;
+  p.name = platform;
+  if (platform == "kvm" && !fs::exists("/dev/kvm")) {
+    p.problem = "no /dev/kvm";
+    return p;
+  }
+  p.tried = true;
+  const std::string id = fmt::format("dlcbench-doctor-{}-runsc-{}", getpid(), platform);
+  const fs::path bundle = scratch / id;
+  const fs::path state = scratch / "state";
+  fs::create_directories(bundle);
+  fs::create_directories(state);
+  OciBundleRequest request;
+  request.rootfs = scratch / "rootfs";
+  request.process.args = {kImageNoopPath};
+  request.cgroups_path = "/" + id;
+  request.container_name = "runsc";
+  std::ofstream(bundle / "config.json") << oci_config(request).dump(2) << "\n";
+  auto runsc = [&](const std::vector<std::string>& args) {
+    std::vector<std::string> argv = {program, "--root", state.string(), "--platform=" + platform, "--network=none"};
+    argv.insert(argv.end(), args.begin(), args.end());
+    return argv;
+  };
+  Stopwatch clock;
+  const auto run = capture_output(runsc({"run", "--bundle", bundle.string(), id}), kGvisorProbeSeconds);
+  p.seconds = clock.seconds();
+  p.starts = run.result.ok();
+  // Whatever happened, nothing of it stays: the container by its id, then
+  // the cgroups of a sandbox that never started.
+  capture_output(runsc({"kill", id, "KILL"}), 10);
+  capture_output(runsc({"delete", "--force", id}), 10);
+  remove_sandbox_cgroups(id);
+  if (p.starts) return p;
+  if (run.result.timed_out)
+    p.problem = fmt::format("no container within {:g} s: the sandbox hung{}, and was stopped and removed",
+                            kGvisorProbeSeconds,
+                            platform == "kvm" ? " (gVisor's KVM platform needs working virtualisation: on a VM, "
+                                                "nested virtualisation)"
+                                              : "");
+  else
+    p.problem = fmt::format("a container did not start: {}: {}", run.result.describe(),
+                            first_line(run.result.stderr_tail));
+  return p;
+}
+
+GvisorCheck check_gvisor(const fs::path& self_exe) {
+  GvisorCheck g;
+  const auto program = find_program("runsc");
+  if (!program) {
+    g.problem = "runsc is not installed: run `apt-get install runsc` (or scripts/install-deps.sh)";
+  } else if (geteuid() != 0) {
+    g.program = *program;
+    g.problem = "runsc runs sandboxes as root here: run `dlcbench doctor` as root to try its platforms";
+  } else {
+    g.program = *program;
+    g.version = first_line(capture_output({g.program, "--version"}, 30).out);
+    try {
+      ScratchDir scratch(fmt::format("dlcbench-doctor-gvisor-{}", getpid()));
+      write_rootfs(noop_image_content(self_exe), scratch.path() / "rootfs");
+      for (const char* platform : {"ptrace", "kvm"})
+        g.platforms.push_back(probe_gvisor_platform(g.program, scratch.path(), platform));
+    } catch (const std::exception& e) {
+      g.problem = std::string("the platforms could not be tried: ") + e.what();
+    }
+    for (const auto& p : g.platforms)
+      if (p.starts && g.use.empty()) g.use = "runsc:platform=" + p.name;
+  }
+  // Docker with gVisor as its runtime: registered with dockerd, and starting.
+  g.docker = check_runtime("docker:runtime=runsc", self_exe);
+  g.docker_reachable = !g.docker.version.empty();
+  const auto registered = g.docker.details.value("runtimes_registered", nlohmann::json::array());
+  g.docker_registered = std::find(registered.begin(), registered.end(), "runsc") != registered.end();
+  return g;
+}
+
+nlohmann::json gvisor_json(const GvisorCheck& g) {
+  nlohmann::json platforms = nlohmann::json::object();
+  for (const auto& p : g.platforms)
+    platforms[p.name] = {{"tried", p.tried},
+                         {"starts", p.starts},
+                         {"start_seconds", p.starts ? nlohmann::json(p.seconds) : nlohmann::json()},
+                         {"problem", p.problem}};
+  return {{"program", g.program},
+          {"version", g.version},
+          {"platforms", platforms},
+          {"use", g.use},
+          {"problem", g.problem},
+          {"docker",
+           {{"reachable", g.docker_reachable},
+            {"registered", g.docker_registered},
+            {"runtime", g.docker.details.value("runtime", nlohmann::json::object())},
+            {"starts", g.docker.starts},
+            {"start_seconds", g.docker.starts ? nlohmann::json(g.docker.start_seconds) : nlohmann::json()},
+            {"problem", g.docker.problem},
+            {"use", g.docker.starts ? "docker:runtime=runsc" : ""}}}};
+}
+
+// One line of a problem's text, however many lines it had.
+std::string one_line(std::string text) {
+  while (!text.empty() && text.back() == '\n') text.pop_back();
+  std::replace(text.begin(), text.end(), '\n', ' ');
+  return text;
+}
+
+void print_gvisor(const GvisorCheck& g) {
+  std::cout << "\ngVisor: " << (g.program.empty() ? "runsc not installed" : g.version + " (" + g.program + ")") << "\n";
+  if (!g.problem.empty()) std::cout << "      " << g.problem << "\n";
+  for (const auto& p : g.platforms) {
+    if (p.starts)
+      std::cout << fmt::format("      platform {:<7} ok: a noop container in {:.3f} s\n", p.name, p.seconds);
+    else
+      std::cout << fmt::format("      platform {:<7} {}{}\n", p.name, p.tried ? "cannot start: " : "not tried: ",
+                               one_line(p.problem));
+  }
+  if (!g.platforms.empty())
+    std::cout << "      "
+              << (g.use.empty() ? std::string("neither platform starts a container here")
+                                : fmt::format("use {}{}", g.use, g.use == "runsc:platform=ptrace"
+                                                                      ? " (the default: --envs runsc)"
+                                                                      : ""))
+              << "\n";
+  std::string args;
+  if (g.docker.details.contains("runtime") && g.docker.details["runtime"].contains("args"))
+    for (const auto& a : g.docker.details["runtime"]["args"]) args += " " + a.get<std::string>();
+  if (!g.docker_reachable)
+    std::cout << "      docker: no Docker daemon answers, so whether it knows runsc is unknown (scripts/with-docker.sh "
+                 "starts one that does)\n";
+  else if (g.docker.starts)
+    std::cout << fmt::format("      docker: runsc registered with dockerd (runtimeArgs:{}): a noop container in "
+                             "{:.3f} s; use docker:runtime=runsc\n",
+                             args.empty() ? " none" : args, g.docker.start_seconds);
+  else
+    std::cout << fmt::format("      docker: {}\n      fix: {}\n",
+                             g.docker_registered ? "runsc registered with dockerd (runtimeArgs:" +
+                                                       (args.empty() ? std::string(" none") : args) +
+                                                       ") but a container does not start"
+                                                 : "dockerd knows no runtime runsc",
+                             one_line(g.docker.problem));
 }
 
 struct BlasCheck {
@@ -142,9 +338,12 @@ nlohmann::json check_gpu() {
   }
   for (const auto& name : environment_names()) {
     if (name == "host") continue;
-    std::string method = gpu_method(name, "auto", true);
+    std::string method = name == "runsc" ? "none" : gpu_method(name, "auto", true);
     std::string how;
-    if (method == "toolkit")
+    if (name == "runsc")
+      how = "gVisor (this runsc) has no GPU proxy: its sandboxes reach no GPU, so GPU cases run in the other "
+            "runtimes";
+    else if (method == "toolkit")
       how = name == "docker" ? "the NVIDIA container toolkit: docker run --gpus all"
                              : "the NVIDIA container toolkit's CDI device: podman run --device nvidia.com/gpu=all";
     else if (passthrough)
@@ -183,6 +382,8 @@ int doctor(bool json) {
   std::vector<RuntimeCheck> checks;
   for (const auto& name : environment_names()) checks.push_back(check_runtime(name, self_exe));
 
+  const GvisorCheck gvisor = check_gvisor(self_exe);
+
   const auto fingerprint = environment_fingerprint();
   const BlasCheck blas = check_blas(fingerprint["cpu"].value("affinity_count", 1));
   const nlohmann::json gpu = check_gpu();
@@ -202,6 +403,7 @@ int doctor(bool json) {
                             {"sgemm_n2048_gflops", blas.sgemm_gflops},
                             {"estimated_peak_gflops", blas.peak_gflops},
                             {"probe_problem", blas.problem}}},
+                          {"gvisor", gvisor_json(gvisor)},
                           {"gpu", gpu}};
     for (const auto& c : checks)
       out["runtimes"].push_back({{"name", c.name},
@@ -236,6 +438,7 @@ int doctor(bool json) {
         std::cout << "         fix: " << indented << "\n";
       }
     }
+    print_gvisor(gvisor);
     print_blas(blas);
     print_gpu(gpu);
   }

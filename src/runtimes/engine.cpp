@@ -2,6 +2,7 @@
 
 #include <stdlib.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <fstream>
@@ -93,6 +94,7 @@ class EngineEnvironment : public Environment {
       throw EnvironmentUnavailable(fmt::format("{} cannot reach its engine ({}): {}", flavour_.name,
                                                first_line(version.result.stderr_tail), flavour_.unreachable_hint));
     version_ = first_line(version.out);
+    if (flavour_.name == "docker") check_docker_runtime();
     if (image_.empty()) {
       image_ = ensure_image();
       image_built_ = true;
@@ -102,6 +104,9 @@ class EngineEnvironment : public Environment {
           "dlcbench build one from its own binary",
           image_, flavour_.display));
     }
+    if (options_.runtime == "runsc" && image_built_ &&
+        (context_.noop_only || fs::exists(noop_program_beside(context_.self_exe))))
+      check_runsc_starts();
   }
 
   LaunchCommand command(const WorkerLaunch& launch, const std::string& instance) const override {
@@ -208,7 +213,13 @@ class EngineEnvironment : public Environment {
                         {"image_kept_after_run", !imported_now_ || context_.keep_images},
                         {"options", options_json()},
                         {"command", command(example, "<instance>").argv}};
-    if (flavour_.name == "docker") d["docker_host"] = getenv("DOCKER_HOST") ? getenv("DOCKER_HOST") : "";
+    if (flavour_.name == "docker") {
+      d["docker_host"] = getenv("DOCKER_HOST") ? getenv("DOCKER_HOST") : "";
+      // The OCI runtime dockerd starts the containers with (gVisor's
+      // platform is among its arguments) and the ones it knows.
+      d["runtimes_registered"] = docker_runtimes_;
+    }
+    d["runtime"] = runtime_;
     if (!adjustments_.empty()) d["adjustments"] = adjustments_;
     d["gpu"] = {{"method", gpu_method_}, {"note", gpu_note_}, {"flags", gpu_flags_}};
     return d;
@@ -232,6 +243,7 @@ class EngineEnvironment : public Environment {
   void configure_podman() {
     const std::string runtime = options_.runtime.empty() ? "runc" : options_.runtime;
     global_flags_ = {"--runtime", runtime};
+    runtime_ = {{"name", runtime}, {"asked", !options_.runtime.empty()}};
     if (options_.runtime.empty())
       adjustments_.push_back("--runtime runc: crun 1.8 refuses hybrid cgroup layouts (pass podman:runtime=crun to try)");
     if (!fs::exists("/run/systemd/system")) {
@@ -248,8 +260,14 @@ class EngineEnvironment : public Environment {
   }
 
   void add_option_flags() {
+    // docker:runtime=NAME: a runtime dockerd knows by that name (runsc is
+    // registered by scripts/with-docker.sh or daemon.json; see
+    // check_docker_runtime()). Podman's is a global flag (configure_podman).
+    if (flavour_.name == "docker" && !options_.runtime.empty())
+      run_flags_.insert(run_flags_.end(), {"--runtime", options_.runtime});
     // The workloads need no network; none also keeps the host's firewall and
-    // bridges out of the measurement.
+    // bridges out of the measurement (under runsc, gVisor's own loopback-only
+    // stack).
     run_flags_.insert(run_flags_.end(), {"--network", options_.network});
     if (options_.cpus) run_flags_.insert(run_flags_.end(), {"--cpus", fmt::format("{}", *options_.cpus)});
     if (!options_.cpuset.empty()) run_flags_.insert(run_flags_.end(), {"--cpuset-cpus", options_.cpuset});
@@ -264,13 +282,105 @@ class EngineEnvironment : public Environment {
         profile = fs::absolute(profile).string();
       }
       run_flags_.insert(run_flags_.end(), {"--security-opt", "seccomp=" + profile});
+      if (options_.runtime == "runsc")
+        adjustments_.push_back("the seccomp profile goes to gVisor, which applies a container's own profile only "
+                               "when runsc runs with --oci-seccomp (its Sentry filters the host calls itself)");
     }
+  }
+
+  // docker:runtime=NAME needs dockerd to know NAME: it refuses every
+  // container otherwise. What it knows, and its default, are recorded.
+  void check_docker_runtime() {
+    auto info = capture_output(
+        global({"info", "--format", "{\"runtimes\":{{json .Runtimes}},\"default\":{{json .DefaultRuntime}}}"}), 60);
+    nlohmann::json known = nlohmann::json::object();
+    std::string fallback;
+    if (info.result.ok()) {
+      const auto parsed = nlohmann::json::parse(info.out, nullptr, false);
+      if (parsed.is_object() && parsed.value("runtimes", nlohmann::json()).is_object()) {
+        known = parsed["runtimes"];
+        if (parsed["default"].is_string()) fallback = parsed["default"].get<std::string>();
+      }
+    }
+    for (const auto& [name, runtime] : known.items()) docker_runtimes_.push_back(name);
+    const std::string name = options_.runtime.empty() ? fallback : options_.runtime;
+    runtime_ = {{"name", name}, {"asked", !options_.runtime.empty()}};
+    if (known.contains(name) && known[name].is_object()) {
+      // Docker's JSON names the arguments runtimeArgs (older: args).
+      const auto& r = known[name];
+      runtime_["path"] = r.value("path", "");
+      for (const char* key : {"runtimeArgs", "args"})
+        if (r.contains(key) && r[key].is_array()) runtime_["args"] = r[key];
+    }
+    if (options_.runtime == "runsc" && known.contains("runsc") && options_.network != "none") {
+      const auto args = runtime_.value("args", nlohmann::json::array());
+      if (std::find(args.begin(), args.end(), "--network=none") != args.end())
+        throw EnvironmentUnavailable(fmt::format(
+            "docker:runtime=runsc,network={}: dockerd runs runsc with --network=none (its runtimeArgs), a "
+            "loopback-only network whatever docker's --network says: leave network= out, or register runsc "
+            "without --network=none where its own network stack works (runsc releases after 2022)",
+            options_.network));
+    }
+    if (options_.runtime.empty() || known.contains(options_.runtime)) return;
+    const char* host = getenv("DOCKER_HOST");
+    const std::string why =
+        info.result.ok()
+            ? fmt::format("dockerd{} knows no runtime named {} (it knows {})", host ? fmt::format(" at {}", host) : "",
+                          options_.runtime,
+                          docker_runtimes_.empty() ? "none" : fmt::format("{}", fmt::join(docker_runtimes_, ", ")))
+            : fmt::format("`docker info` failed, so the runtimes dockerd knows are unknown ({})",
+                          first_line(info.result.stderr_tail));
+    if (options_.runtime != "runsc") throw EnvironmentUnavailable(why);
+    throw EnvironmentUnavailable(fmt::format(
+        "docker:runtime=runsc: {}. scripts/with-docker.sh registers gVisor's runsc when it starts its own "
+        "dockerd; for a running dockerd, add {{\"runtimes\":{{\"runsc\":{{\"path\":\"{}\",\"runtimeArgs\":"
+        "[\"--platform=ptrace\",\"--network=none\"]}}}}}} to /etc/docker/daemon.json and restart dockerd (or "
+        "run `runsc install -- --platform=ptrace --network=none` and restart it){}",
+        why, find_program("runsc").value_or("/usr/bin/runsc"),
+        find_program("runsc") ? "" : "; runsc is not installed: run `apt-get install runsc`"));
+  }
+
+  // One container of gVisor under dockerd that exits at once: it fails in
+  // ways runc does not (Debian's runsc cannot use docker's network namespace
+  // unless it runs with --network=none; the KVM platform hangs in a VM), and
+  // that is found before a measurement relies on it.
+  void check_runsc_starts() {
+    WorkerLaunch noop;
+    noop.program = WorkerLaunch::Program::noop;
+    const std::string instance = fmt::format("dlcbench-{}-runsc-check-{}", context_.run_id, getpid());
+    const auto started = capture_output(command(noop, instance).argv, 30);
+    cleanup(instance);
+    if (started.result.ok()) return;
+    const std::string& err = started.result.stderr_tail;
+    std::string hint;
+    if (err.find("root network namespace") != std::string::npos)
+      hint = "\nthis runsc cannot take over the interfaces of docker's network namespace on this kernel: give it "
+             "\"--network=none\" in its runtimeArgs in the daemon config (gVisor's loopback-only stack, as docker's "
+             "--network none; scripts/with-docker.sh does), and restart dockerd";
+    else if (started.result.timed_out)
+      hint = "\na gVisor sandbox that never starts is its KVM platform on a VM without nested virtualisation: give "
+             "runsc \"--platform=ptrace\" in its runtimeArgs in the daemon config and restart dockerd (`dlcbench "
+             "doctor` tries both platforms)";
+    throw EnvironmentUnavailable(fmt::format("docker:runtime=runsc cannot start a container here: {}\n{}{}",
+                                             started.result.describe(), first_line(err), hint));
   }
 
   // GPU cases: the engine's own way (the NVIDIA toolkit) where installed,
   // else the device nodes and driver libraries, given to worker launches
   // only (the startup workload's containers stay as they are).
   void add_gpu_flags() {
+    if (options_.runtime == "runsc") {
+      // This gVisor (Debian's 20221219) has no GPU proxy: the sandbox sees no
+      // /dev/nvidia*, and its containers run only the CPU cases.
+      if (options_.gpus == "all" || options_.gpus == "nodes")
+        throw EnvironmentUnavailable(fmt::format(
+            "docker:runtime=runsc,gpus={}: gVisor (runsc) passes no GPU to its sandboxes here: leave gpus= out, "
+            "or measure GPU cases with runtime=runc",
+            options_.gpus));
+      gpu_method_ = "none";
+      gpu_note_ = "no GPU passed: gVisor (runsc) passes no GPU to its sandboxes";
+      return;
+    }
     gpu_method_ = gpu_method(flavour_.name, options_.gpus, context_.gpu);
     if (gpu_method_ == "toolkit") {
       gpu_flags_ = flavour_.name == "docker" ? std::vector<std::string>{"--gpus", "all"}
@@ -301,6 +411,7 @@ class EngineEnvironment : public Environment {
     if (options_.memory_bytes) o["memory_bytes"] = *options_.memory_bytes;
     if (options_.shm_bytes) o["shm_bytes"] = *options_.shm_bytes;
     if (!options_.ipc.empty()) o["ipc"] = options_.ipc;
+    if (!options_.runtime.empty()) o["runtime"] = options_.runtime;
     o["network"] = options_.network;
     o["seccomp"] = options_.seccomp.empty() ? "default" : options_.seccomp;
     return o;
@@ -372,6 +483,8 @@ class EngineEnvironment : public Environment {
   std::vector<std::string> adjustments_;
   std::vector<std::string> gpu_flags_;
   std::string gpu_method_ = "none", gpu_note_;
+  nlohmann::json runtime_ = nlohmann::json::object();  // the OCI runtime: name, asked; docker: path, args
+  std::vector<std::string> docker_runtimes_;          // docker: the runtimes dockerd knows
   std::string version_;
   std::string image_;
   std::string shared_tag_;     // dlcbench's image: dlcbench-worker:<content>

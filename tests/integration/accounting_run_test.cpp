@@ -1,6 +1,6 @@
 // The accounting of the measured phase in every environment, for real: a
 // training case and a micro-benchmark on the host and in Docker, Podman,
-// runc and crun. Every launch records one accounting line after its measured
+// runc, crun and gVisor's runsc. Every launch records one accounting line after its measured
 // samples, each counter measured or unavailable with its reason (never a 0
 // that was not read), and every sample its CPU time beside its wall time.
 #include <fmt/format.h>
@@ -41,7 +41,7 @@ std::string why_unavailable(const json& record, const std::string& pointer) {
 
 TEST(Accounting, EveryLaunchInEveryEnvironmentRecordsItsMeasuredPhase) {
   std::string envs = "host";
-  for (const char* runtime : {"docker", "podman", "runc", "crun"}) {
+  for (const char* runtime : {"docker", "podman", "runc", "crun", "runsc"}) {
     REQUIRE_RUNTIME(runtime);
     envs += fmt::format(",{}", runtime);
   }

@@ -114,7 +114,7 @@ struct Runtimes {
 
 Runtimes usable_runtimes() {
   Runtimes r;
-  for (const std::string name : {"docker", "podman", "runc", "crun"}) {
+  for (const std::string name : {"docker", "podman", "runc", "crun", "runsc"}) {
     if (!testing::runtime_problem(name).empty()) continue;
     r.envs += "," + name;
     if (name == "docker" || name == "podman") r.engines.push_back(name);

@@ -4,6 +4,7 @@
 #include <sched.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <map>
@@ -235,6 +236,66 @@ TEST(Docker, OptionsBecomeFlagsAndShowInTheFingerprint) {
   EXPECT_DOUBLE_EQ(fp["cgroup"]["cpu_quota"].get<double>(), 1.0);
   EXPECT_EQ(fp["cgroup"]["memory_limit_bytes"].get<std::uint64_t>(), 2ull << 30);
   EXPECT_THAT(r.out, HasSubstr("cgroup/cpu_quota: host has none, " + env + " has 1.0 (asked for)"));
+}
+
+// Issue 20: gVisor as Docker's runtime (docker:runtime=runsc), registered
+// with dockerd; scripts/with-docker.sh registers it with the dockerd it starts.
+TEST(Docker, GvisorAsDockersRuntimeTrainsAndStartsTheSameBits) {
+  require_docker();
+  REQUIRE_RUNTIME("runsc");
+  REQUIRE_RUNTIME("docker:runtime=runsc");
+  testing::TempDir out;
+  const std::string env = "docker:runtime=runsc";
+  auto r = testing::run_dlcbench({"run", "--workloads", "fcn5,startup", "--envs", "host," + env, "--runs", "2",
+                                  "--iters", "3", "--warmup", "1", "--batch", "8", "--starts", "2", "--data",
+                                  "synthetic", "--out", out.path().string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  EXPECT_THAT(r.out, HasSubstr(env + " vs host"));
+  const auto run_dir = testing::only_run_dir(out.path());
+  const auto manifest = json::parse(std::ifstream(run_dir / "manifest.json"));
+  EXPECT_EQ(manifest["status"], "completed");
+  EXPECT_EQ(manifest["failed_launches"], 0);
+  const json& described = manifest["environments"][env];
+  EXPECT_EQ(described["runtime"]["name"], "runsc");
+  EXPECT_EQ(described["runtime"]["asked"], true);
+  EXPECT_EQ(described["options"]["runtime"], "runsc");
+  EXPECT_EQ(described["gpu"]["method"], "none");
+  const std::string command = described["command"].dump();
+  EXPECT_THAT(command, HasSubstr("\"--runtime\",\"runsc\""));
+  EXPECT_THAT(command, HasSubstr("\"--network\",\"none\""));
+
+  std::map<std::string, int> trained, started;  // measured samples per env
+  for (const auto& rec : testing::read_records(run_dir))
+    if (rec.value("type", "") == "sample" && rec.value("phase", "") == "measured")
+      ++(rec.value("case", "").rfind("fcn5", 0) == 0 ? trained : started)[rec.value("env", "")];
+  for (const std::string e : {"host", "docker:runtime=runsc"}) {
+    EXPECT_EQ(trained[e], 6) << e;
+    EXPECT_EQ(started[e], 4) << e;
+  }
+  const auto by_env = testing::summarize_by_env(testing::read_records(run_dir));
+  ASSERT_FALSE(by_env.at(env).fingerprints.empty());
+  const json& host = by_env.at("host").fingerprints[0];
+  const json& inside = by_env.at(env).fingerprints[0];
+  EXPECT_TRUE(inside["container"]["in_container"].get<bool>());
+  EXPECT_THAT(inside["container"]["detected_by"].get<std::string>(), HasSubstr(".dockerenv"));
+  EXPECT_NE(inside["kernel"], host["kernel"]) << "gVisor reports a kernel of its own";
+  EXPECT_EQ(inside["binary_sha256"], host["binary_sha256"]);
+  EXPECT_EQ(inside["backend"]["threads"], host["backend"]["threads"]);
+  auto ps = capture_output({"docker", "ps", "--all", "--quiet", "--filter",
+                            "label=dlcbench.run=" + manifest["run_id"].get<std::string>()});
+  EXPECT_TRUE(ps.result.ok());
+  EXPECT_EQ(ps.out, "");
+
+  // A runsc registered with --network=none gives a loopback-only network
+  // whatever docker's --network says: another network is refused up front.
+  const json args = described["runtime"].value("args", json::array());
+  if (std::find(args.begin(), args.end(), "--network=none") != args.end()) {
+    auto host_net = testing::run_dlcbench({"run", "--workloads", "fcn5", "--envs", "host," + env + ",network=host",
+                                           "--runs", "1", "--iters", "1", "--warmup", "0", "--batch", "8", "--data",
+                                           "synthetic", "--out", (out / "host-net").string()});
+    EXPECT_EQ(host_net.exit_code, 1) << host_net.err;
+    EXPECT_THAT(host_net.err, HasSubstr("dockerd runs runsc with --network=none"));
+  }
 }
 
 TEST(Docker, AMissingImageIsAClearErrorAndTheHostStillRuns) {

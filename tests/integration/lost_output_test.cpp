@@ -35,7 +35,7 @@ using testing::wait_until;
 // lost terminal must not leave behind.
 std::string environments() {
   std::string envs = "host";
-  for (const std::string name : {"docker", "podman", "runc", "crun"})
+  for (const std::string name : {"docker", "podman", "runc", "crun", "runsc"})
     if (testing::runtime_problem(name).empty() || testing::runtimes_required()) envs += "," + name;
   return envs;
 }

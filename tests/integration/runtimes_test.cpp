@@ -1,7 +1,10 @@
-// Every runtime for real: Podman, runc and crun beside the host, the startup
+// Every runtime for real: Podman, runc, crun and gVisor's runsc beside the host, the startup
 // workload, the like-for-like check before a run, and `dlcbench doctor`.
 // `.ci/run` installs the runtimes and sets DLCBENCH_REQUIRE_RUNTIMES=1, so
 // there a runtime that cannot start fails instead of skipping.
+#include <signal.h>
+#include <unistd.h>
+
 #include <cstdlib>
 #include <fstream>
 #include <map>
@@ -77,6 +80,11 @@ TEST(Crun, HostAndCrunMeasureIdenticalBits) {
   expect_same_bits_in_a_container("crun", "container=crun");
 }
 
+TEST(Runsc, HostAndGvisorMeasureIdenticalBits) {
+  REQUIRE_RUNTIME("runsc");
+  expect_same_bits_in_a_container("runsc", "container=runsc");
+}
+
 TEST(Runc, ACpuLimitAskedForIsAppliedAndShownAsAskedFor) {
   REQUIRE_RUNTIME("runc");
   testing::TempDir out;
@@ -135,6 +143,29 @@ TEST(Startup, EveryEnvironmentStartsTheNoopAndIsReportedApart) {
   }
 }
 
+// The gVisor probes' cgroups (dlcbench-doctor-PID-runsc-PLATFORM) and scratch
+// folders (dlcbench-doctor-gvisor-PID-XXXXXX) whose doctor no longer runs.
+std::vector<std::string> left_by_ended_doctors() {
+  std::vector<std::string> left;
+  auto ended = [](const std::string& name, const std::string& prefix) {
+    if (name.rfind(prefix, 0) != 0) return false;
+    const pid_t pid = static_cast<pid_t>(std::atol(name.c_str() + prefix.size()));
+    return pid > 0 && kill(pid, 0) != 0;
+  };
+  std::error_code ec;
+  std::vector<std::filesystem::path> folders = {"/sys/fs/cgroup", std::filesystem::temp_directory_path()};
+  for (const auto& hierarchy : std::filesystem::directory_iterator("/sys/fs/cgroup", ec))
+    if (hierarchy.is_directory(ec)) folders.push_back(hierarchy.path());
+  for (const auto& folder : folders)
+    for (const auto& e : std::filesystem::directory_iterator(folder, ec)) {
+      const std::string name = e.path().filename().string();
+      if ((ended(name, "dlcbench-doctor-") && name.find("-runsc-") != std::string::npos) ||
+          ended(name, "dlcbench-doctor-gvisor-"))
+        left.push_back(e.path().string());
+    }
+  return left;
+}
+
 TEST(Doctor, ListsEveryRuntimeWithVersionAndAFixForWhatIsMissing) {
   const json& report = doctor_report();
   ASSERT_FALSE(report.is_discarded());
@@ -151,7 +182,7 @@ TEST(Doctor, ListsEveryRuntimeWithVersionAndAFixForWhatIsMissing) {
       }
     }
   }
-  EXPECT_EQ(names, (std::vector<std::string>{"host", "docker", "podman", "runc", "crun"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"host", "docker", "podman", "runc", "crun", "runsc"}));
   // The BLAS check: the kernel against the CPU, and a real SGEMM probe.
   const json& blas = report["blas"];
   EXPECT_FALSE(blas["info"]["core"].get<std::string>().empty());
@@ -164,6 +195,42 @@ TEST(Doctor, ListsEveryRuntimeWithVersionAndAFixForWhatIsMissing) {
   // Each adjustment reads after "uses" (issue 18: crun's read "uses runs in a private mount namespace").
   EXPECT_THAT(text.out, Not(::testing::ContainsRegex("uses (runs|is|does) ")));
   EXPECT_THAT(text.out, HasSubstr("SGEMM n=2048"));
+
+  // gVisor: each platform tried with a time limit, the one to use named, and
+  // whether dockerd knows runsc (with the fix when it does not).
+  const json& gvisor = report["gvisor"];
+  EXPECT_THAT(text.out, HasSubstr("\ngVisor: "));
+  if (!gvisor["program"].get<std::string>().empty() && geteuid() == 0) {
+    const json& ptrace = gvisor["platforms"]["ptrace"];
+    const json& kvm = gvisor["platforms"]["kvm"];
+    EXPECT_TRUE(ptrace["tried"].get<bool>());
+    if (ptrace["starts"].get<bool>()) {
+      EXPECT_EQ(gvisor["use"], "runsc:platform=ptrace");
+      EXPECT_THAT(text.out, HasSubstr("platform ptrace  ok"));
+      EXPECT_THAT(text.out, HasSubstr("use runsc:platform=ptrace"));
+    }
+    if (!std::filesystem::exists("/dev/kvm")) {
+      EXPECT_EQ(kvm["problem"], "no /dev/kvm");
+    } else {
+      EXPECT_TRUE(kvm["tried"].get<bool>());
+      // A hung sandbox costs the probe's limit, no more.
+      if (!kvm["starts"].get<bool>()) {
+        EXPECT_THAT(kvm["problem"].get<std::string>(), ::testing::AnyOf(HasSubstr("within 10 s"), HasSubstr("did not start")));
+      }
+    }
+  }
+  const json& docker = gvisor["docker"];
+  if (docker["reachable"].get<bool>() && !docker["registered"].get<bool>()) {
+    EXPECT_THAT(docker["problem"].get<std::string>(), HasSubstr("/etc/docker/daemon.json"));
+    EXPECT_THAT(text.out, HasSubstr("dockerd knows no runtime runsc"));
+  }
+  if (docker["starts"].get<bool>()) {
+    EXPECT_EQ(docker["use"], "docker:runtime=runsc");
+    EXPECT_EQ(docker["runtime"]["name"], "runsc");
+  }
+  // The probes leave no cgroup or scratch folder once their doctor has ended
+  // (a doctor of another test may be running: its own are still there).
+  EXPECT_EQ(left_by_ended_doctors(), std::vector<std::string>{});
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 // (--out, --path, --data) loses a file to dlcbench.
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <fstream>
 
 #include <gmock/gmock.h>
@@ -32,7 +33,7 @@ std::uint64_t all_capabilities() {
 TEST(Security, ContainersRunUnprivilegedUnderTheRuntimesDefaults) {
   std::string envs = "host";
   std::vector<std::string> containers;
-  for (const std::string name : {"docker", "podman", "runc", "crun"})
+  for (const std::string name : {"docker", "podman", "runc", "crun", "runsc"})
     if (testing::runtime_problem(name).empty()) envs += "," + name, containers.push_back(name);
   if (containers.empty()) {
     if (testing::runtimes_required()) FAIL() << "no container runtime starts containers here";
@@ -52,9 +53,17 @@ TEST(Security, ContainersRunUnprivilegedUnderTheRuntimesDefaults) {
     // CAP_SYS_ADMIN (21) is what --privileged or a careless config gives.
     EXPECT_EQ((caps >> 21) & 1, 0u) << name;
     if (name == "docker" || name == "podman") EXPECT_EQ(security["seccomp"], "filter") << name;
+    // gVisor's /proc/self/status has no NoNewPrivs line (read as null): the
+    // bundle's setting is checked below instead.
+    else if (name == "runsc") EXPECT_TRUE(security["no_new_privs"].is_null()) << security;
     else EXPECT_TRUE(security["no_new_privs"].get<bool>()) << name;  // the bundle's setting, as `runc spec` writes it
   }
   auto manifest = json::parse(std::ifstream(testing::only_run_dir(out.path()) / "manifest.json"));
+  if (std::find(containers.begin(), containers.end(), "runsc") != containers.end()) {
+    EXPECT_EQ(manifest["environments"]["runsc"]["config"]["process"]["noNewPrivileges"], true);
+    // Inside, the kernel is gVisor's own (it reports 4.4.0), not the host's.
+    EXPECT_NE(by_env.at("runsc").fingerprints.front()["kernel"], by_env.at("host").fingerprints.front()["kernel"]);
+  }
   for (const auto& name : containers) {
     const std::string command = manifest["environments"][name].dump();
     EXPECT_THAT(command, Not(HasSubstr("--privileged"))) << name;

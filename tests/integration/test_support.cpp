@@ -138,6 +138,12 @@ const nlohmann::json& doctor_report() {
 std::string runtime_problem(const std::string& runtime) {
   const nlohmann::json& report = doctor_report();
   if (report.is_discarded()) return "dlcbench doctor --json printed no JSON";
+  // Docker with gVisor as its runtime: the doctor's gVisor section.
+  if (runtime == "docker:runtime=runsc") {
+    const auto& docker = report["gvisor"]["docker"];
+    if (docker.is_null()) return "not in the doctor's report";
+    return docker["starts"].get<bool>() ? "" : docker["problem"].get<std::string>();
+  }
   for (const auto& r : report["runtimes"])
     if (r["name"] == runtime) return r["starts"].get<bool>() ? "" : r["problem"].get<std::string>();
   return "not in the doctor's report";

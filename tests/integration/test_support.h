@@ -59,6 +59,7 @@ bool docker_reachable();
 // `dlcbench doctor --json`, run once per test binary.
 const nlohmann::json& doctor_report();
 // Why the doctor finds `runtime` unable to start containers; "" if it can.
+// "docker:runtime=runsc": Docker with gVisor's runsc registered as a runtime.
 std::string runtime_problem(const std::string& runtime);
 // DLCBENCH_REQUIRE_RUNTIMES=1 (set by .ci/run): a runtime that cannot start
 // fails a test instead of skipping it.

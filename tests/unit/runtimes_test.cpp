@@ -28,9 +28,9 @@ TEST(EnvironmentRequest, ParsesNameAndOptions) {
 
 TEST(EnvironmentRequest, UnknownEnvironmentOrOptionListsTheValidOnes) {
   EXPECT_THAT(error_of<UsageError>([] { parse_environment_request("lxc"); }),
-              HasSubstr("unknown environment 'lxc': valid environments are host, docker, podman, runc, crun"));
+              HasSubstr("unknown environment 'lxc': valid environments are host, docker, podman, runc, crun, runsc"));
   const auto unknown = error_of<UsageError>([] { parse_environment_request("docker:cpu=1"); });
-  EXPECT_THAT(unknown, HasSubstr("no option 'cpu': valid options are image, cpus, cpuset, memory, shm, ipc, network, seccomp"));
+  EXPECT_THAT(unknown, HasSubstr("no option 'cpu': valid options are image, runtime, cpus, cpuset, memory, shm, ipc, network, seccomp"));
   EXPECT_THAT(unknown, HasSubstr("cpus=N          CPU quota in CPUs"));
   EXPECT_THAT(error_of<UsageError>([] { parse_environment_request("runc:image=x"); }),
               HasSubstr("valid options are rootfs, cpus"));
@@ -55,6 +55,39 @@ TEST(EnvironmentRequest, BadValuesSayWhatAValidOneLooksLike) {
   EXPECT_THAT(error_of<UsageError>([] { parse_environment_request("podman:runtime=kata"); }),
               HasSubstr("use one of runc, crun"));
   EXPECT_THAT(error_of<UsageError>([] { parse_environment_request("docker:shm="); }), HasSubstr("give a value"));
+}
+
+TEST(EnvironmentRequest, GvisorAsAnOciRuntimeAndAsDockersRuntime) {
+  // Issue 20: docker:runtime=runsc (a runtime registered with dockerd) and
+  // runsc:platform=ptrace|kvm; podman keeps runc and crun.
+  EXPECT_EQ(parse_container_options("docker", {{"runtime", "runsc"}}).runtime, "runsc");
+  EXPECT_EQ(parse_container_options("docker", {{"runtime", "runc"}}).runtime, "runc");
+  EXPECT_EQ(parse_environment_request("docker:runtime=runsc,cpus=1").options.at("runtime"), "runsc");
+  EXPECT_THAT(error_of<UsageError>([] { parse_environment_request("docker:runtime=crun"); }),
+              HasSubstr("docker:runtime=crun is not valid: use one of runc, runsc"));
+  EXPECT_THAT(error_of<UsageError>([] { parse_environment_request("podman:runtime=runsc"); }),
+              HasSubstr("use one of runc, crun"));
+  EXPECT_EQ(parse_container_options("runsc", {{"platform", "kvm"}}).platform, "kvm");
+  EXPECT_EQ(parse_container_options("runsc", {{"platform", "ptrace"}}).platform, "ptrace");
+  EXPECT_EQ(parse_container_options("runsc", {}).platform, "");  // ptrace, the default
+  EXPECT_THAT(error_of<UsageError>([] { parse_environment_request("runsc:platform=foo"); }),
+              HasSubstr("runsc:platform=foo is not valid: use one of ptrace, kvm"));
+  // No GPU passthrough in gVisor, and the platform is gVisor's alone.
+  const auto gpus = error_of<UsageError>([] { parse_environment_request("runsc:gpus=nodes"); });
+  EXPECT_THAT(gpus, HasSubstr("environment 'runsc' has no option 'gpus': valid options are rootfs, platform, cpus"));
+  EXPECT_THAT(gpus, HasSubstr("platform=NAME   gVisor's platform"));
+  EXPECT_THAT(error_of<UsageError>([] { parse_environment_request("runc:platform=kvm"); }),
+              HasSubstr("no option 'platform'"));
+  EXPECT_THAT(error_of<UsageError>([] { parse_environment_request("runsc:runtime=runc"); }),
+              HasSubstr("no option 'runtime'"));
+  EXPECT_THAT(error_of<UsageError>([] { parse_environment_request("runsc:network=bridge"); }),
+              HasSubstr("use one of none, host"));
+  // runsc is a name the --envs list splits at.
+  std::vector<std::string> texts;
+  for (const auto& r : parse_environment_list("host,runsc:platform=ptrace,cpus=1,docker:runtime=runsc"))
+    texts.push_back(r.text);
+  EXPECT_THAT(texts, ElementsAre("host", "runsc:platform=ptrace,cpus=1", "docker:runtime=runsc"));
+  EXPECT_EQ(environment_names().back(), "runsc");
 }
 
 TEST(EnvironmentList, CommasSeparateEnvironmentsOnlyBeforeAKnownName) {
