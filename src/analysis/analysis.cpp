@@ -185,6 +185,13 @@ int compute_threads(const EnvironmentStats& es) {
   return 0;
 }
 
+// The CPUs the environment's worker may use, from the fingerprint; 0 when unknown.
+int affinity_cpus(const EnvironmentStats& es) {
+  const nlohmann::json::json_pointer p("/cpu/affinity_count");
+  if (!es.fingerprint || !es.fingerprint->contains(p) || !es.fingerprint->at(p).is_number_integer()) return 0;
+  return std::max(0, es.fingerprint->at(p).get<int>());
+}
+
 }  // namespace
 
 void compare_with_baseline(CaseAnalysis& ca, Analysis& a, const RequestedFields& requested_fields) {
@@ -205,7 +212,7 @@ void compare_with_baseline(CaseAnalysis& ca, Analysis& a, const RequestedFields&
       else o.compared = false, a.comparable = false;
     }
     if (!es.run_counters.empty() || !base->run_counters.empty())
-      ca.explanations.push_back(explain_overhead(o, es.run_counters, base->run_counters, compute_threads(es)));
+      ca.explanations.push_back(explain_overhead(o, es.run_counters, base->run_counters, compute_threads(es), affinity_cpus(es)));
     ca.overheads.push_back(std::move(o));
   }
 }

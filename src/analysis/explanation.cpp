@@ -30,7 +30,7 @@ constexpr CounterSource kSources[] = {
     {Counter::system_ms, "system CPU", "ms", "system_ms", "process", "system_seconds", 1e3, ""},
     {Counter::run_queue_wait_ms, "run-queue wait (all threads)", "ms", "run_queue_wait_ms", "process",
      "run_queue_wait_seconds", 1e3, "process.run_queue_wait_seconds"},
-    {Counter::throttled_ms, "throttled (CPU quota)", "ms", "throttled_ms", "cgroup", "throttled_seconds", 1e3,
+    {Counter::throttled_ms, "throttled (CPU quota, summed over CPUs)", "ms", "throttled_ms", "cgroup", "throttled_seconds", 1e3,
      "cgroup"},
     {Counter::throttled_percent, "periods throttled", "%", "throttled_percent", "", "", 1, "cgroup"},
     {Counter::minor_faults, "minor page faults", "", "minor_faults", "process", "minor_faults", 1,
@@ -91,7 +91,7 @@ std::string first_reason(const std::vector<LaunchCounters>& launches, Counter c)
 // Per launch, a cause's wall milliseconds per batch; empty where a launch
 // lacks a counter it needs.
 std::vector<double> cause_values(const std::vector<LaunchCounters>& launches, Cause cause, double busy_threads,
-                                 int threads) {
+                                 int threads, int runqueues) {
   std::vector<double> out;
   for (const auto& l : launches) {
     auto get = [&](Counter c) -> std::optional<double> {
@@ -111,14 +111,17 @@ std::vector<double> cause_values(const std::vector<LaunchCounters>& launches, Ca
           if (auto v = get(Counter::cpu_ms)) out.push_back(*v / busy_threads);
         break;
       case Cause::throttled:
-        if (auto v = get(Counter::throttled_ms)) out.push_back(*v);
+        // cpu.stat sums the time each CPU's run queue of the group was
+        // throttled: the wall time is that over the run queues throttled.
+        if (auto v = get(Counter::throttled_ms)) out.push_back(*v / runqueues);
         break;
       case Cause::helpers_cpu:
         if (auto v = get(Counter::helpers_cpu_ms)) out.push_back(*v / busy_threads);
         break;
       case Cause::run_queue_wait:
         // A throttled thread waits too: that time is the throttling's.
-        if (auto v = get(Counter::run_queue_wait_ms)) out.push_back(*v / threads - get(Counter::throttled_ms).value_or(0));
+        if (auto v = get(Counter::run_queue_wait_ms))
+          out.push_back(*v / threads - get(Counter::throttled_ms).value_or(0) / runqueues);
         break;
     }
   }
@@ -237,7 +240,7 @@ LaunchCounters read_launch_counters(const json& accounting, double wall_seconds)
 }
 
 Explanation explain_overhead(const Overhead& overhead, const std::vector<LaunchCounters>& subject,
-                             const std::vector<LaunchCounters>& baseline, int compute_threads) {
+                             const std::vector<LaunchCounters>& baseline, int compute_threads, int cpus) {
   Explanation e;
   e.env = overhead.env;
   for (Counter c : kCounters) {
@@ -283,8 +286,9 @@ Explanation explain_overhead(const Overhead& overhead, const std::vector<LaunchC
 
   const double extra = e.extra_ms.difference;
   for (Cause cause : kCauses) {
-    const auto s = cause_values(subject, cause, e.busy_threads, e.compute_threads);
-    const auto b = cause_values(baseline, cause, e.busy_threads, e.compute_threads);
+    const int runqueues = cpus > 0 ? std::min(e.compute_threads, cpus) : e.compute_threads;
+    const auto s = cause_values(subject, cause, e.busy_threads, e.compute_threads, runqueues);
+    const auto b = cause_values(baseline, cause, e.busy_threads, e.compute_threads, runqueues);
     if (s.size() < 2 || b.size() < 2) continue;
     CauseShare share;
     share.cause = cause;

@@ -35,7 +35,7 @@ enum class Counter {
   user_ms,
   system_ms,
   run_queue_wait_ms,     // summed over the process's threads
-  throttled_ms,          // wall time the cgroup was throttled (CFS quota)
+  throttled_ms,          // time the cgroup's run queues were throttled (CFS quota), summed over CPUs
   throttled_percent,     // of the cgroup's enforcement periods
   minor_faults,
   major_faults,
@@ -131,10 +131,12 @@ struct Explanation {
 };
 
 // The explanation of `overhead` from the launches' counters (parallel lists
-// of launches with an accounting record). `compute_threads` from the
-// fingerprint; 0 when unknown.
+// of launches with an accounting record). `compute_threads` and `cpus` (the
+// CPUs the environment's worker may use) from its fingerprint; 0 when
+// unknown. A cgroup's throttled time is summed over its CPUs' run queues:
+// the wall time throttled is that over min(threads, CPUs).
 Explanation explain_overhead(const Overhead& overhead, const std::vector<LaunchCounters>& subject,
-                             const std::vector<LaunchCounters>& baseline, int compute_threads);
+                             const std::vector<LaunchCounters>& baseline, int compute_threads, int cpus = 0);
 
 // The "explained by" line: "explained by throttling: +41.0 ms per batch of
 // +52.3 (78%; throttled in 41% of periods); unexplained +11.3 ms", or what

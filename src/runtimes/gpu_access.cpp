@@ -85,6 +85,8 @@ bool podman_gpu_cdi_present() {
 
 std::string gpu_method(const std::string& environment, const std::string& requested, bool gpu_cases) {
   if (requested == "none" || (!gpu_cases && requested == "auto")) return "none";
+  // The packaged gVisor has no GPU proxy: its sandbox cannot use device nodes.
+  if (environment == "runsc") return "none";
   if (requested == "nodes") return "nodes";
   const bool engine = environment == "docker" || environment == "podman";
   const bool toolkit = environment == "docker" ? docker_gpu_toolkit_present()

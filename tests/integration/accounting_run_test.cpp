@@ -81,9 +81,36 @@ TEST(Accounting, EveryLaunchInEveryEnvironmentRecordsItsMeasuredPhase) {
             << key << ": " << counter << " is neither measured nor unavailable with a reason: " << rec.dump();
       }
     }
+    // Read from outside over the same phase: the environment's processes,
+    // the worker's and the helpers' CPU, each named.
+    const std::string env = rec["env"];
+    ASSERT_TRUE(rec.contains("outside") && rec["outside"].is_object()) << key;
+    const json& outside = rec["outside"];
+    ASSERT_FALSE(outside.contains("unavailable")) << key << ": " << outside;
+    EXPECT_GE(outside["environment_cpu_seconds"].get<double>(), 0) << key;
+    EXPECT_NEAR(outside["worker_cpu_seconds"].get<double>() + outside["helpers_cpu_seconds"].get<double>(),
+                outside["environment_cpu_seconds"].get<double>(), 1e-9)
+        << key;
+    if (rec.value("case", "").rfind("fcn5", 0) == 0) {
+      EXPECT_GT(outside["worker_cpu_seconds"].get<double>(), 0) << key;
+    }
+    std::vector<std::string> commands;
+    for (const auto& [name, seconds] : outside["by_command"].items()) commands.push_back(name);
+    const auto has = [&](const std::string& prefix) {
+      return std::any_of(commands.begin(), commands.end(), [&](const std::string& c) { return c.rfind(prefix, 0) == 0; });
+    };
+    if (env == "docker") {
+      EXPECT_TRUE(has("containerd-shim")) << key << ": " << outside;
+    }
+    if (env == "podman") {
+      EXPECT_TRUE(has("conmon")) << key << ": " << outside;
+    }
+    if (env == "runsc") {
+      EXPECT_TRUE(has("runsc-sandbox")) << key << ": " << outside;
+      EXPECT_EQ(rec.value("sandbox_kernel", ""), "gVisor") << key;
+    }
     // Docker's and Podman's default seccomp profiles refuse perf_event_open,
     // and the record says so rather than writing zeros.
-    const std::string env = rec["env"];
     if (env == "docker" || env == "podman") {
       EXPECT_FALSE(rec["perf"].contains("page_faults")) << key;
       EXPECT_THAT(why_unavailable(rec, "/perf/page_faults"), HasSubstr("seccomp")) << key;

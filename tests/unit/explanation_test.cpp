@@ -105,18 +105,24 @@ const CauseShare* find_cause(const Explanation& e, Cause c) {
 
 TEST(Explanation, AQuotaBelowTheThreadPoolIsExplainedByThrottling) {
   // Two threads on two CPUs: 100 ms of wall for 200 ms of CPU. Under a
-  // 1-CPU quota the same CPU takes 200 ms of wall, half of it throttled.
+  // 1-CPU quota the same CPU takes 200 ms of wall, half of it throttled:
+  // cpu.stat sums the two run queues' throttled time, 200 ms, and each
+  // thread waits through it.
   const auto base = launches(10, 100, 190, 10, 5, 0.0, 1);
-  const auto quota = launches(10, 200, 190, 10, 5 + 2 * 100, 100.0, 2);
+  const auto quota = launches(10, 200, 190, 10, 5 + 2 * 100, 200.0, 2);
   const Overhead o = compare_run_values("docker:cpus=1", walls(quota), walls(base), ComparisonWording::overhead);
   ASSERT_EQ(o.verdict, Verdict::slower);
-  const Explanation e = explain_overhead(o, quota, base, 2);
+  const Explanation e = explain_overhead(o, quota, base, 2, 2);
   EXPECT_EQ(e.status, ExplanationStatus::explained);
   EXPECT_NEAR(e.busy_threads, 2, 0.1);
   const CauseShare* throttled = find_cause(e, Cause::throttled);
   ASSERT_TRUE(throttled);
   EXPECT_TRUE(throttled->claimed);
   EXPECT_GT(throttled->share, 0.9);
+  EXPECT_LT(throttled->share, 1.1);
+  // On one CPU (cpuset=0) one run queue was throttled: its time is the wall's.
+  const Explanation one_cpu = explain_overhead(o, quota, base, 2, 1);
+  EXPECT_NEAR(find_cause(one_cpu, Cause::throttled)->ms.difference, 2 * throttled->ms.difference, 1e-6);
   // The waiting of a throttled thread is the throttling's, not counted twice.
   const CauseShare* wait = find_cause(e, Cause::run_queue_wait);
   ASSERT_TRUE(wait);

@@ -131,6 +131,10 @@ TEST(ContainerOptions, LimitsAreTheFieldsTheyChange) {
   EXPECT_THAT(fields_changed_by({{"cpuset", "0"}}), ElementsAre("/cpu/affinity", "/cpu/affinity_count",
                                                                   "/blas/threads", "/backend/threads/intra_op"));
   EXPECT_TRUE(fields_changed_by({{"image", "x"}, {"network", "host"}}).empty());
+  // Isolation asked for: shown as asked, not as a possible cause nobody chose.
+  EXPECT_THAT(fields_changed_by({{"shm", "1g"}}), ElementsAre("/isolation/shm_bytes"));
+  EXPECT_THAT(fields_changed_by({{"seccomp", "unconfined"}}),
+              ElementsAre("/isolation/seccomp", "/isolation/speculation"));
 }
 
 TEST(ContainerOptions, ACpusetsThreadCountFollowsFromIt) {
