@@ -14,6 +14,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "core/memory.h"
 #include "../unit/test_files.h"
 #include "core/process.h"
 #include "test_support.h"
@@ -88,8 +89,9 @@ std::vector<std::string> processes_of_run(const std::string& run_id) {
   for (const auto& entry : fs::directory_iterator("/proc")) {
     const std::string name = entry.path().filename().string();
     if (name.find_first_not_of("0123456789") != std::string::npos) continue;
-    std::ifstream cmdline(entry.path() / "cmdline");
-    std::string args((std::istreambuf_iterator<char>(cmdline)), {});
+    // A process that ends while this reads fails the read (ESRCH): it reads as
+    // empty, as it is gone.
+    std::string args = read_small_file(entry.path() / "cmdline");
     if (args.find(run_id) != std::string::npos) {
       std::replace(args.begin(), args.end(), '\0', ' ');
       found.push_back(name + ": " + args);

@@ -78,7 +78,7 @@ TEST(Cli, ABadEnvironmentOptionIsRefusedBeforeAnythingRuns) {
   TempDir out;
   auto unknown = run_dlcbench({"run", "--envs", "host,docker:cpu=1", "--out", out.path().string()});
   EXPECT_EQ(unknown.exit_code, 2);
-  EXPECT_THAT(unknown.err, HasSubstr("environment 'docker' has no option 'cpu': valid options are image, cpus"));
+  EXPECT_THAT(unknown.err, HasSubstr("environment 'docker' has no option 'cpu': valid options are image, runtime, cpus"));
   auto bad = run_dlcbench({"run", "--envs", "host,runc:memory=lots", "--out", out.path().string()});
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_THAT(bad.err, HasSubstr("runc:memory=lots is not valid: give a size such as 512m"));

@@ -22,6 +22,7 @@
 #include <gtest/gtest.h>
 #include <fmt/format.h>
 
+#include "core/memory.h"
 #include "../unit/test_files.h"
 #include "core/process.h"
 #include "core/scratch_dir.h"
@@ -55,8 +56,9 @@ std::vector<pid_t> host_workers(pid_t orchestrator) {
     pid_t parent = 0;
     rest >> state >> parent;
     if (parent != orchestrator) continue;
-    std::ifstream cmdline(entry.path() / "cmdline");
-    std::string args((std::istreambuf_iterator<char>(cmdline)), {});
+    // A process that ends while this reads fails the read (ESRCH): it reads as
+    // empty, as it is gone.
+    std::string args = read_small_file(entry.path() / "cmdline");
     const auto first_end = args.find('\0');
     if (first_end == std::string::npos) continue;
     if (args.substr(0, first_end).ends_with("dlcbench") && args.compare(first_end + 1, 7, std::string("worker\0", 7)) == 0)
