@@ -400,29 +400,28 @@ nlohmann::json PhaseAccounting::finish(int batches) {
   json machine = json::object();
   const long ticks = sysconf(_SC_CLK_TCK);
   const double own_cpu = process["user_seconds"].get<double>() + process["system_seconds"].get<double>();
-  const auto busy_ticks = begin.machine && end.machine ? end.machine->busy - begin.machine->busy : 0;
-  // /proc/stat counts in ticks: a process's own CPU time may exceed the
-  // machine's busy time by up to a tick per CPU, never by more.
-  const double slack = 2.0 * static_cast<double>(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN))) /
-                       static_cast<double>(std::max(1L, ticks));
-  if (begin.machine && end.machine && ticks > 0 &&
-      static_cast<double>(busy_ticks) / static_cast<double>(ticks) + slack < own_cpu) {
-    for (const char* counter : {"busy_seconds", "steal_seconds", "others_cpu_seconds"})
-      unavailable[fmt::format("machine.{}", counter)] = fmt::format(
-          "/proc/stat here does not count this process's own CPU time ({:.2f} s busy against its own {:.2f} s): "
-          "a sandbox such as gVisor shows its own; the machine is read from outside",
-          static_cast<double>(busy_ticks) / static_cast<double>(ticks), own_cpu);
-  } else if (begin.machine && end.machine && ticks > 0) {
+  if (!begin.machine || !end.machine || ticks <= 0) {
+    unavailable["machine.busy_seconds"] = "/proc/stat has no cpu line here";
+  } else {
     const double tick = 1.0 / static_cast<double>(ticks);
     const double busy = static_cast<double>(end.machine->busy - begin.machine->busy) * tick;
-    machine["busy_seconds"] = busy;
-    machine["steal_seconds"] = static_cast<double>(end.machine->steal - begin.machine->steal) * tick;
-    // Everything else on the machine: its busy time less this process's CPU
-    // time (an estimate to a clock tick per CPU: /proc/stat counts in ticks).
-    machine["others_cpu_seconds"] = busy - own_cpu;
-    machine["tick_seconds"] = tick;
-  } else {
-    unavailable["machine.busy_seconds"] = "/proc/stat has no cpu line here";
+    // /proc/stat counts in ticks: a process's own CPU time may exceed the
+    // machine's busy time by up to a tick per CPU, never by more.
+    const double slack = 2.0 * static_cast<double>(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN))) * tick;
+    if (busy + slack < own_cpu) {
+      for (const char* counter : {"busy_seconds", "steal_seconds", "others_cpu_seconds"})
+        unavailable[fmt::format("machine.{}", counter)] = fmt::format(
+            "/proc/stat here does not count this process's own CPU time ({:.2f} s busy against its own {:.2f} s): "
+            "a sandbox such as gVisor shows its own; the machine is read from outside",
+            busy, own_cpu);
+    } else {
+      machine["busy_seconds"] = busy;
+      machine["steal_seconds"] = static_cast<double>(end.machine->steal - begin.machine->steal) * tick;
+      // Everything else on the machine: its busy time less this process's CPU
+      // time (an estimate to a clock tick per CPU: /proc/stat counts in ticks).
+      machine["others_cpu_seconds"] = busy - own_cpu;
+      machine["tick_seconds"] = tick;
+    }
   }
   for (const char* kind : kPressureKinds) {
     const auto a = begin.pressure.find(kind), b = end.pressure.find(kind);
