@@ -67,11 +67,10 @@ const CounterSource& source_of(Counter c) {
 // object ("cgroup") or, for the machine's counters, its busy time.
 std::string reason_in(const json& unavailable, const std::string& key) {
   if (!unavailable.is_object() || key.empty()) return "";
-  for (const std::string& k : {key, key.substr(0, key.find('.')), std::string("machine.busy_seconds")}) {
-    if (k == "machine.busy_seconds" && key.rfind("machine.", 0) != 0) continue;
-    const auto it = unavailable.find(k);
-    if (it != unavailable.end() && it->is_string()) return it->get<std::string>();
-  }
+  std::vector<std::string> keys = {key, key.substr(0, key.find('.'))};
+  if (key.rfind("machine.", 0) == 0) keys.push_back("machine.busy_seconds");
+  for (const auto& k : keys)
+    if (const auto it = unavailable.find(k); it != unavailable.end() && it->is_string()) return it->get<std::string>();
   return "";
 }
 
