@@ -76,6 +76,13 @@ std::vector<ProcessCpu> read_processes(const outside_fs::path& proc) {
   return out;
 }
 
+void keep_names_read_at_start(std::vector<ProcessCpu>& now, const std::map<pid_t, ProcessCpu>& begin) {
+  for (auto& p : now)
+    if (const auto before = begin.find(p.pid);
+        before != begin.end() && p.name == "exe" && before->second.ppid == p.ppid)
+      p.name = before->second.name;
+}
+
 bool is_runtime_helper(const std::string& environment, const std::string& name) {
   if (environment == "docker") return name.rfind("containerd-shim", 0) == 0 || name == "containerd" || name == "dockerd";
   if (environment == "podman") return name == "conmon";
@@ -134,7 +141,8 @@ nlohmann::json OutsideAccounting::finish() const {
     out["unavailable"] = "the worker did not say when its measured phase began";
     return out;
   }
-  const auto all = read_processes();
+  auto all = read_processes();
+  keep_names_read_at_start(all, begin_);
   const auto env = environment_processes(all, getpid(), environment_);
   const auto now = by_pid(all);
   std::map<std::string, double> by_name;

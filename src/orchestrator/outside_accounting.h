@@ -28,6 +28,12 @@ struct ProcessCpu {
 // Every process under `proc` (skipping those that end while it reads).
 std::vector<ProcessCpu> read_processes(const std::filesystem::path& proc = "/proc");
 
+// A command line read at the start names the same process (same pid and
+// parent) at the end when the end's reading found only the comm "exe":
+// under load the kernel may fail to read the arguments of runsc's sandbox,
+// and by its comm alone it would pass for one of gVisor's stubs.
+void keep_names_read_at_start(std::vector<ProcessCpu>& now, const std::map<pid_t, ProcessCpu>& begin);
+
 // The helpers an engine leaves running beside its containers, by name:
 // for docker containerd-shim (any version), containerd and dockerd; for
 // podman conmon. The OCI runtimes' processes are the orchestrator's own

@@ -86,6 +86,19 @@ TEST(OutsideAccounting, GvisorsStubsRunTheWorkersCodeAndItsSentryIsAHelper) {
   EXPECT_TRUE(runs_worker_code(all.at(100), all));
 }
 
+TEST(OutsideAccounting, ASandboxWhoseArgumentsCannotBeReadAtTheEndKeepsItsNameFromTheStart) {
+  const std::map<pid_t, ProcessCpu> begin = {{103, {103, 101, "runsc-sandbox", 1.0}},
+                                             {104, {104, 103, "exe", 2.0}},
+                                             {110, {110, 101, "runsc-gofer", 0.1}}};
+  std::vector<ProcessCpu> now = {{103, 101, "exe", 1.5},   // its arguments unreadable now
+                                 {104, 103, "exe", 3.0},   // a stub stays a stub
+                                 {110, 1, "exe", 0.0}};    // pid reused by another process
+  keep_names_read_at_start(now, begin);
+  EXPECT_EQ(now[0].name, "runsc-sandbox");
+  EXPECT_EQ(now[1].name, "exe");
+  EXPECT_EQ(now[2].name, "exe");
+}
+
 TEST(OutsideAccounting, APhaseNeverStartedSaysSo) {
   OutsideAccounting outside("runc");
   EXPECT_FALSE(outside.started());
