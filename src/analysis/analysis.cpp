@@ -234,9 +234,11 @@ Analysis analyze(const ManifestPlan& plan, const std::vector<nlohmann::json>& re
   a.launches_found = folded.launch_records;
   collect_runs(a, folded);
   note_records(a, folded);
+  a.ablation = plan.ablation;
   for (auto& ca : a.cases) {
     summarize_environments(ca, a.notes);
     compare_with_baseline(ca, a, plan.requested_fields);
+    if (plan.ablation) ca.ablation = analyze_ablation(ca, *plan.ablation, plan.baseline, plan.requested_fields);
   }
   return a;
 }

@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "analysis/ablation_shares.h"
 #include "analysis/comparability.h"
 #include "analysis/explanation.h"
 #include "analysis/overhead.h"
@@ -83,6 +84,8 @@ struct CaseAnalysis {
   // Per overhead whose environments recorded counters: the counters against
   // the baseline's and, for a significant overhead, its causes.
   std::vector<Explanation> explanations;
+  // `dlcbench explain`: each ablated feature's share of the overhead.
+  std::optional<CaseAblation> ablation;
   const Explanation* explanation_of(const std::string& env) const {
     for (const auto& e : explanations)
       if (e.env == env) return &e;
@@ -94,6 +97,9 @@ struct Analysis {
   std::string baseline;
   std::vector<CaseAnalysis> cases;
   std::vector<std::string> notes;  // environments unavailable, skipped lines, ...
+  // `dlcbench explain`: the environment explained, its variants (diagnostic
+  // environments) and the features left out with why.
+  std::optional<AblationPlan> ablation;
   bool comparable = true;          // false if a mismatch nobody asked for stopped a comparison
   bool allow_mismatch = false;     // the run was told to compare anyway
   RunStatus status = RunStatus::unknown;  // the manifest's

@@ -90,6 +90,7 @@ ManifestPlan read_manifest_plan(const Manifest& manifest) {
     m.cases.push_back(std::move(pc));
   }
   read_requested_fields(plan, m);
+  if (const auto ablation = plan.find("ablation"); ablation != plan.end()) m.ablation = ablation->get<AblationPlan>();
   return m;
 }
 

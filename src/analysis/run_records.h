@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/ablation_plan.h"
 #include "core/case_spec.h"
 #include "core/manifest.h"
 
@@ -41,6 +42,8 @@ struct ManifestPlan {
   // from the labels (orchestrator/plan.h: requested_fields_of).
   RequestedFields requested_fields;
   bool requested_fields_recorded = false;
+  // `dlcbench explain`: the environment explained and its variants.
+  std::optional<AblationPlan> ablation;
 };
 
 // Throws DataError naming the field for a manifest without a plan, or with

@@ -12,6 +12,7 @@ namespace dlcbench::cli {
 // code through the returned reference.
 void add_worker_command(CLI::App& app, int& exit_code);
 void add_run_command(CLI::App& app, int& exit_code);
+void add_explain_command(CLI::App& app, int& exit_code);  // in run_command.cpp: a run with variants
 void add_data_command(CLI::App& app, int& exit_code);
 void add_list_command(CLI::App& app, int& exit_code);
 void add_report_command(CLI::App& app, int& exit_code);

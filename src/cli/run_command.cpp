@@ -31,6 +31,7 @@
 #include "data/dataset.h"
 #include "data/fetch.h"
 #include "data/training_data.h"
+#include "orchestrator/ablation.h"
 #include "orchestrator/plan.h"
 #include "orchestrator/preflight.h"
 #include "orchestrator/resume.h"
@@ -168,8 +169,18 @@ void print_plan(const Plan& plan) {
   for (const auto& c : plan.cases)
     std::cout << fmt::format("  {}  (warm-up {}, measured {}, threads {})\n", c.id(), c.warmup, c.iters, c.threads);
   std::cout << "environments:\n";
-  for (const auto& e : plan.environments)
-    std::cout << fmt::format("  {}{}\n", e.text, e.text == plan.baseline ? "  (baseline)" : "");
+  for (const auto& e : plan.environments) {
+    std::string role = e.text == plan.baseline ? "  (baseline)" : "";
+    if (plan.ablation && e.text == plan.ablation->of) role = "  (explained)";
+    if (plan.ablation)
+      for (const auto& v : plan.ablation->variants)
+        if (v.label == e.text) role = fmt::format("  (diagnostic variant, {}: {})", ablation_feature_name(v.feature), v.change);
+    std::cout << fmt::format("  {}{}\n", e.text, role);
+  }
+  if (plan.ablation && !plan.ablation->left_out.empty()) {
+    std::cout << "features left out:\n";
+    for (const auto& why : plan.ablation->left_out) std::cout << fmt::format("  {}\n", why);
+  }
   std::cout << fmt::format("data: {}\nseed: {}\ncase timeout: {:g} s\n", plan.data, plan.seed,
                            plan.case_timeout_seconds);
   std::cout << "dry run: nothing was launched or written\n";
@@ -201,6 +212,10 @@ struct RunOptions {
   int max_runs = 0;      // 0: 3 x --runs
   std::string resume;    // a run folder to continue; empty: a new run
   bool dry_run = false;  // check and print the plan, launch nothing
+  // `dlcbench explain ENV`: the environment explained and the features to
+  // change one at a time (empty: every one that applies).
+  std::string explain;
+  std::string features;
 };
 
 // Fails early, before anything is launched, if a data set is missing or bad.
@@ -603,11 +618,39 @@ void set_repetition(const RunOptions& o, Plan& plan) {
   }
 }
 
+// `dlcbench explain ENV`: the baseline, ENV as it is, and its variants.
+std::vector<EnvironmentRequest> ablation_environments(const RunOptions& o, Plan& plan) {
+  if (!o.envs.empty())
+    throw UsageError("dlcbench explain runs the baseline, the environment it explains and that environment's "
+                     "variants: leave --envs out (give --baseline for another baseline)");
+  EnvironmentRequest explained = parse_environment_request(o.explain);
+  if (!find_program(explained.name) && explained.name != "host")
+    throw UsageError(fmt::format("dlcbench explain {}: {} is not installed: run `apt-get install {}` (or "
+                                 "scripts/install-deps.sh)",
+                                 o.explain, explained.name, explained.name == "runsc" ? "runsc" : explained.name));
+  AblationContext context;
+  context.kvm_usable = kvm_platform_usable();
+  for (const auto& c : plan.cases)
+    if (c.io_target == "rootfs") context.writes_rootfs = true;
+  plan.ablation = plan_ablation(explained, split_list(o.features), context);
+  std::vector<std::string> labels = {o.baseline, o.explain};
+  for (const auto& v : plan.ablation->variants) labels.push_back(v.label);
+  std::vector<EnvironmentRequest> requests;
+  for (const auto& label : labels) {
+    if (std::any_of(requests.begin(), requests.end(), [&](const auto& r) { return r.text == label; })) continue;
+    requests.push_back(parse_environment_request(label));
+  }
+  return requests;
+}
+
 Plan make_plan(const RunOptions& o, const PlanRequest& request) {
   Plan plan;
   plan.cases = expand_cases(request);
-  plan.environments = parse_environment_list(
-      o.envs.empty() ? fmt::format("{}", fmt::join(default_environments(), ",")) : o.envs);
+  if (!o.explain.empty())
+    plan.environments = ablation_environments(o, plan);
+  else
+    plan.environments = parse_environment_list(
+        o.envs.empty() ? fmt::format("{}", fmt::join(default_environments(), ",")) : o.envs);
   std::vector<std::string> env_names;
   for (auto& r : plan.environments) {
     if ((r.name == "docker" || r.name == "podman") && !o.image.empty() && !r.options.count("image"))
@@ -682,6 +725,8 @@ int run(const RunOptions& o, const std::vector<std::string>& command_line) {
                            counted(plan.environments.size(), "environment", "environments"),
                            counted(static_cast<std::size_t>(plan.runs), "run", "runs"),
                            counted(static_cast<std::size_t>(request.threads), "thread", "threads"), dir.string());
+  if (plan.ablation)
+    for (const auto& why : plan.ablation->left_out) std::cerr << "note: explain: left out " << why << "\n";
   return measure(session, results);
 }
 
@@ -915,6 +960,30 @@ void add_control_options(CLI::App* cmd, RunOptions& o) {
       ->check(not_empty("a run folder, results/<run-id>"));
 }
 
+// The run and resume paths of both commands, with their errors as exit codes.
+void run_or_resume(const RunOptions& o, const CLI::App* cmd, int& exit_code) {
+  stop_on_signals();
+  try {
+    if (!o.resume.empty()) {
+      for (const CLI::Option* option : cmd->get_options())
+        if (option->count() > 0 && !allowed_with_resume(option->get_name()))
+          throw UsageError(fmt::format("{} cannot be given with --resume: a resumed run keeps the plan recorded in "
+                                       "{}/manifest.json, so that every launch measures the same thing. Leave out "
+                                       "{}, or start a new run without --resume for a different plan",
+                                       option->get_name(), o.resume, option->get_name()));
+      exit_code = resume_run(o);
+      return;
+    }
+    exit_code = run(o, invocation());
+  } catch (const UsageError& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    exit_code = kExitUsage;
+  } catch (const DataError& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    exit_code = kExitUsage;
+  }
+}
+
 }  // namespace
 
 void add_run_command(CLI::App& app, int& exit_code) {
@@ -923,28 +992,30 @@ void add_run_command(CLI::App& app, int& exit_code) {
   add_what_options(cmd, *o);
   add_repetition_options(cmd, *o);
   add_control_options(cmd, *o);
-  cmd->callback([o, cmd, &exit_code] {
-    stop_on_signals();
-    try {
-      if (!o->resume.empty()) {
-        for (const CLI::Option* option : cmd->get_options())
-          if (option->count() > 0 && !allowed_with_resume(option->get_name()))
-            throw UsageError(fmt::format("{} cannot be given with --resume: a resumed run keeps the plan recorded in "
-                                         "{}/manifest.json, so that every launch measures the same thing. Leave out "
-                                         "{}, or start a new run without --resume for a different plan",
-                                         option->get_name(), o->resume, option->get_name()));
-        exit_code = resume_run(*o);
-        return;
-      }
-      exit_code = run(*o, invocation());
-    } catch (const UsageError& e) {
-      std::cerr << "error: " << e.what() << "\n";
-      exit_code = kExitUsage;
-    } catch (const DataError& e) {
-      std::cerr << "error: " << e.what() << "\n";
-      exit_code = kExitUsage;
-    }
-  });
+  cmd->callback([o, cmd, &exit_code] { run_or_resume(*o, cmd, exit_code); });
+}
+
+void add_explain_command(CLI::App& app, int& exit_code) {
+  auto o = std::make_shared<RunOptions>();
+  auto* cmd = app.add_subcommand(
+      "explain",
+      "Measure an environment against the baseline and against variants of it with one isolation feature changed at "
+      "a time (seccomp, namespaces, cgroup limits, scratch storage, gVisor's options): each feature's share of the "
+      "overhead");
+  cmd->add_option("environment", o->explain, "The environment to explain, with its options, e.g. docker:cpus=1 or runsc")
+      ->required()
+      ->check(not_empty("an environment, e.g. docker or runsc:platform=ptrace") & checked_by([](const std::string& text) {
+                const auto r = parse_environment_request(text);
+                check_options_fit_machine(r.name, parse_container_options(r.name, r.options));
+              }));
+  cmd->add_option("--features", o->features,
+                  "Features to change, comma-separated (default: every one that applies): seccomp, network, ipc, "
+                  "pid, limits, scratch, platform, file-access, overlay")
+      ->check(not_empty("features, e.g. seccomp,network"));
+  add_what_options(cmd, *o);
+  add_repetition_options(cmd, *o);
+  add_control_options(cmd, *o);
+  cmd->callback([o, cmd, &exit_code] { run_or_resume(*o, cmd, exit_code); });
 }
 
 }  // namespace dlcbench::cli

@@ -73,12 +73,14 @@ std::optional<std::uint64_t> shm_bytes(const isolation_fs::path& root) {
   return static_cast<std::uint64_t>(st.f_blocks) * static_cast<std::uint64_t>(st.f_frsize);
 }
 
-std::optional<std::string> ipc_namespace(const isolation_fs::path& root) {
+std::optional<std::string> own_namespace(const std::string& kind, const isolation_fs::path& root) {
   std::error_code ec;
-  const auto target = isolation_fs::read_symlink(root / "proc/self/ns/ipc", ec);
+  const auto target = isolation_fs::read_symlink(root / "proc/self/ns" / kind, ec);
   if (ec) return std::nullopt;
   return target.string();
 }
+
+std::optional<std::string> ipc_namespace(const isolation_fs::path& root) { return own_namespace("ipc", root); }
 
 nlohmann::json rlimit_value(rlim_t limit) {
   if (limit == RLIM_INFINITY) return "unlimited";
@@ -139,7 +141,11 @@ nlohmann::json isolation_fingerprint(const std::string& seccomp, const std::map<
   const auto shm = shm_bytes(root);
   j["shm_bytes"] = shm ? nlohmann::json(*shm) : nlohmann::json();
   // Recorded, never compared: every container has its own.
+  // A variant sharing the host's namespace shows the host's value here
+  // (dlcbench explain: network=host, ipc=host, pid=host).
   j["ipc_namespace"] = isolation_optional(ipc_namespace(root));
+  j["net_namespace"] = isolation_optional(own_namespace("net", root));
+  j["pid_namespace"] = isolation_optional(own_namespace("pid", root));
   const auto memlock = memlock_limits();
   j["memlock_soft"] = memlock.soft;
   j["memlock_hard"] = memlock.hard;

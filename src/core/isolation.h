@@ -54,6 +54,8 @@ std::optional<std::uint64_t> shm_bytes(const std::filesystem::path& root = "/");
 // The IPC namespace, as readlink(root/proc/self/ns/ipc) gives it
 // ("ipc:[4026531839]"); nullopt when it cannot be read.
 std::optional<std::string> ipc_namespace(const std::filesystem::path& root = "/");
+// The same for any namespace kind ("net", "pid", "ipc", ...).
+std::optional<std::string> own_namespace(const std::string& kind, const std::filesystem::path& root = "/");
 
 // RLIMIT_MEMLOCK. A limit is a number of bytes or the string "unlimited"
 // (RLIM_INFINITY); the fields are null when getrlimit fails.

@@ -149,6 +149,7 @@ void to_json(nlohmann::json& j, const Plan& p) {
   j["case_timeout_seconds"] = p.case_timeout_seconds;
   j["baseline"] = p.baseline;
   j["allow_mismatch"] = p.allow_mismatch;
+  if (p.ablation) j["ablation"] = *p.ablation;
   // Written at plan time, so the analysis needs no knowledge of the runtimes'
   // options to tell a difference asked for from one nobody asked for.
   std::vector<std::string> labels;
@@ -209,7 +210,10 @@ Plan plan_from_json(const nlohmann::json& j) {
                                            j.at("case_timeout_seconds").dump()));
     p.baseline = j.at("baseline").get<std::string>();
     p.allow_mismatch = j.value("allow_mismatch", false);
+    if (j.contains("ablation")) p.ablation = j.at("ablation").get<AblationPlan>();
   } catch (const nlohmann::json::exception& e) {
+    throw std::runtime_error(fmt::format("the manifest's plan cannot be read: {}", e.what()));
+  } catch (const DataError& e) {
     throw std::runtime_error(fmt::format("the manifest's plan cannot be read: {}", e.what()));
   } catch (const UsageError& e) {
     throw std::runtime_error(fmt::format("the manifest's plan is not valid for this dlcbench: {}", e.what()));

@@ -11,6 +11,7 @@
 
 #include "analysis/run_records.h"
 #include "core/case_spec.h"
+#include "core/ablation_plan.h"
 #include "runtimes/environment.h"
 
 namespace dlcbench {
@@ -31,6 +32,9 @@ struct Plan {
   // Compare even when fingerprints differ in ways nobody asked for; the
   // report marks each such comparison.
   bool allow_mismatch = false;
+  // `dlcbench explain`: the environment explained and its variants (each
+  // also among `environments`).
+  std::optional<AblationPlan> ablation;
 };
 
 struct PlanRequest {

@@ -78,6 +78,14 @@ std::string console_counters(const CaseSection& s) {
   return out;
 }
 
+// `dlcbench explain`: each feature's share, then the outcome.
+std::string console_ablation(const CaseSection& s) {
+  if (s.ablation.rows.empty() && s.ablation_outcome.empty()) return "";
+  std::string out = "  ablation, each feature changed alone (share of the overhead, bootstrap 95% CI):\n";
+  for (const auto& line : s.ablation_lines) out += fmt::format("    - {}\n", line);
+  return out + fmt::format("    => {}\n", s.ablation_outcome);
+}
+
 }  // namespace
 
 std::string render_console(const Analysis& analysis) {
@@ -91,7 +99,7 @@ std::string render_console(const Analysis& analysis) {
     for (const auto& s : report.cases)
       if (s.kind == kind)
         out += fmt::format("\n{}  ({})\n", s.analysis->case_id, s.caption) + console_table(s.console) +
-               console_comparisons(s) + console_counters(s);
+               console_comparisons(s) + console_counters(s) + console_ablation(s);
   }
   for (const auto& s : report.summaries) out += console_summary(s, analysis.baseline);
   if (!report.console_backends.rows.empty())

@@ -202,6 +202,13 @@ std::string html_case_details(const CaseSection& s, std::size_t index) {
       out += "</ul>\n";
     }
   }
+  if (!s.ablation_outcome.empty()) {
+    out += fmt::format("<p class=\"caption\">{}</p>\n", html_escape(s.ablation_caption));
+    html_table(out, s.ablation, "ablation", id + "-ablation");
+    out += "<ul class=\"notes\">\n";
+    for (const auto& l : s.ablation_lines) out += fmt::format("<li>{}</li>\n", html_escape(l));
+    out += fmt::format("<li><strong>{}</strong></li>\n</ul>\n", html_escape(s.ablation_outcome));
+  }
   if (!s.failures.empty()) {
     out += "<ul class=\"failures\">\n";
     for (const auto& f : s.failures) out += fmt::format("<li>{}</li>\n", html_escape(f));

@@ -154,6 +154,49 @@ json difference_json(const DifferenceEstimate& d) {
   return {{"difference", number(d.difference)}, {"ci95_low", number(d.ci95_low)}, {"ci95_high", number(d.ci95_high)}};
 }
 
+json interval_json(double low, double high) { return json::array({number(low), number(high)}); }
+
+const char* ablation_outcome_name(AblationOutcome o) {
+  switch (o) {
+    case AblationOutcome::no_overhead: return "no overhead";
+    case AblationOutcome::accounted: return "accounted";
+    case AblationOutcome::partly_accounted: return "partly accounted";
+    case AblationOutcome::over_accounted: return "over-accounted";
+    case AblationOutcome::too_few_runs: return "too few runs";
+  }
+  return "?";
+}
+
+json ablation_json(const CaseAblation& a, const std::string& per) {
+  json j = {{"of", a.of},
+            {"baseline", a.baseline},
+            {"overhead_seconds", number(a.overhead.difference)},
+            {"overhead_seconds_ci95", interval_json(a.overhead.ci95_low, a.overhead.ci95_high)},
+            {"overhead_significant", a.overhead_significant},
+            {"features", json::array()},
+            {"together_share", number(a.together.share)},
+            {"together_share_ci95", interval_json(a.together.ci95_low, a.together.ci95_high)},
+            {"outcome", ablation_outcome_name(a.outcome)},
+            {"outcome_text", ablation_outcome_words(a)}};
+  for (const auto& e : a.effects)
+    j["features"].push_back({{"feature", ablation_feature_name(e.feature)},
+                             {"env", e.env},
+                             {"change", e.change},
+                             {"measured", e.measured},
+                             {"saved_seconds", e.measured ? number(e.saved.difference) : json(nullptr)},
+                             {"saved_seconds_ci95", e.measured ? interval_json(e.saved.ci95_low, e.saved.ci95_high)
+                                                               : json(nullptr)},
+                             {"significant", e.significant},
+                             {"share", e.measured ? number(e.share.share) : json(nullptr)},
+                             {"share_ci95", e.measured ? interval_json(e.share.ci95_low, e.share.ci95_high)
+                                                       : json(nullptr)},
+                             {"fingerprint_fields", e.fields},
+                             {"fingerprint_changed", e.fields.empty() || !e.measured ? json(nullptr)
+                                                                                       : json(e.fields_changed)},
+                             {"text", feature_effect_words(e, per)}});
+  return j;
+}
+
 json explanation_json(const Explanation& e, const std::string& baseline) {
   json j;
   j["env"] = e.env;
@@ -247,6 +290,9 @@ json analysis_json(const Analysis& analysis, const Manifest& manifest) {
     // a significant overhead (analysis/explanation.h).
     cj["explanations"] = json::array();
     for (const auto& e : c.explanations) cj["explanations"].push_back(explanation_json(e, analysis.baseline));
+    // `dlcbench explain`: each ablated feature's share of the overhead.
+    if (c.ablation)
+      cj["ablation"] = ablation_json(*c.ablation, c.startup ? "start" : c.micro ? "operation" : "batch");
     j["cases"].push_back(std::move(cj));
   }
   return j;

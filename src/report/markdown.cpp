@@ -111,6 +111,13 @@ std::string md_case_details(const CaseSection& s) {
     if (!s.counter_notes.empty()) out += "\n";
     for (const auto& n : s.counter_notes) out += fmt::format("- {}\n", md_escape(n));
   }
+  if (!s.ablation_outcome.empty()) {
+    out += fmt::format("\n{}\n\n", md_escape(s.ablation_caption));
+    md_table(out, s.ablation);
+    out += "\n";
+    for (const auto& l : s.ablation_lines) out += fmt::format("- {}\n", md_escape(l));
+    out += fmt::format("- **{}**\n", md_escape(s.ablation_outcome));
+  }
   for (const auto& f : s.failures) out += fmt::format("- {}\n", md_escape(f));
   return out;
 }

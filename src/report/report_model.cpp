@@ -67,6 +67,18 @@ CaseSection case_section(const Analysis& analysis, const CaseAnalysis& c) {
         c.micro ? "operation" : "batch", analysis.baseline);
     s.counter_notes = counter_notes(c);
   }
+  if (c.ablation) {
+    const CaseAblation& a = *c.ablation;
+    const std::string per = c.startup ? "start" : c.micro ? "operation" : "batch";
+    s.ablation = ablation_table(c);
+    s.ablation_caption = fmt::format(
+        "Ablation of {}: each variant changes one isolation feature and runs interleaved with the rest. A feature's "
+        "share is ({} - variant) / ({} - {}) in time per {}; its 95% CI is a percentile bootstrap over runs. A share "
+        "counts only where the time it saves is significant (Welch).",
+        a.of, a.of, a.of, a.baseline, per);
+    for (const auto& e : a.effects) s.ablation_lines.push_back(feature_effect_words(e, per));
+    s.ablation_outcome = ablation_outcome_words(a);
+  }
   return s;
 }
 

@@ -99,6 +99,12 @@ Table counters_table(const CaseAnalysis& c, const std::string& baseline);
 // Why each "n/a" of the counters table is one: "n/a in docker: perf_event_open
 // failed: Operation not permitted (page faults (perf), ...)".
 std::vector<std::string> counter_notes(const CaseAnalysis& c);
+// `dlcbench explain` (analysis/ablation_shares.h): a row per variant: the
+// feature, the variant's environment, what it changes, what that takes
+// away per sample with Welch's interval, its share of the overhead with the
+// bootstrap interval, and whether the fingerprint shows the change. No
+// rows without an ablation.
+Table ablation_table(const CaseAnalysis& c);
 
 // ---- Words ---------------------------------------------------------------------
 
@@ -186,6 +192,12 @@ struct CaseSection {
   std::string counters_caption;
   Table counters;
   std::vector<std::string> counter_notes;
+  // `dlcbench explain`: each feature's share of the overhead (no rows: no
+  // ablation), a sentence per feature and the closing outcome.
+  std::string ablation_caption;
+  Table ablation;
+  std::vector<std::string> ablation_lines;
+  std::string ablation_outcome;
 };
 
 struct Report {

@@ -413,3 +413,49 @@ std::vector<std::string> counter_notes(const CaseAnalysis& c) {
 }
 
 }  // namespace dlcbench
+
+namespace dlcbench {
+namespace {
+
+std::string ablation_ms(double seconds) {
+  return std::isfinite(seconds) ? fmt::format("{:+.3g}", 1000 * seconds) : "n/a";
+}
+
+std::string ablation_percent(double share) {
+  return std::isfinite(share) ? fmt::format("{:.0f}%", 100 * share) : "n/a";
+}
+
+}  // namespace
+
+Table ablation_table(const CaseAnalysis& c) {
+  Table t;
+  const std::string per = c.startup ? "start" : c.micro ? "operation" : "batch";
+  t.header = {"feature", "variant", "change", fmt::format("saved ms/{}", per), "95% CI", "share of overhead",
+              "95% CI", "fingerprint"};
+  t.numeric = {false, false, false, true, false, true, false, false};
+  if (!c.ablation) return t;
+  for (const auto& e : c.ablation->effects) {
+    std::string fingerprint = e.fields.empty() ? "no field shows it"
+                              : !e.measured    ? "n/a"
+                              : e.fields_changed ? "changed"
+                                                 : "NOT CHANGED";
+    if (!e.measured) {
+      t.rows.push_back({ablation_feature_name(e.feature), e.env, e.change, "n/a", "not measured", "n/a", "", fingerprint});
+      continue;
+    }
+    t.rows.push_back({ablation_feature_name(e.feature), e.env, e.change, ablation_ms(e.saved.difference),
+                      fmt::format("{} .. {}", ablation_ms(e.saved.ci95_low), ablation_ms(e.saved.ci95_high)),
+                      ablation_percent(e.share.share),
+                      fmt::format("{} .. {}", ablation_percent(e.share.ci95_low), ablation_percent(e.share.ci95_high)),
+                      fingerprint});
+  }
+  if (c.ablation->measured)
+    t.rows.push_back({"together", "", "the measured variants' shares summed", "", "",
+                      ablation_percent(c.ablation->together.share),
+                      fmt::format("{} .. {}", ablation_percent(c.ablation->together.ci95_low),
+                                  ablation_percent(c.ablation->together.ci95_high)),
+                      ""});
+  return t;
+}
+
+}  // namespace dlcbench

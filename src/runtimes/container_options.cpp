@@ -31,8 +31,14 @@ const std::vector<OptionInfo>& all_options() {
       {"memory", "memory=SIZE     memory limit, e.g. 4g or 512m"},
       {"shm", "shm=SIZE        size of /dev/shm, e.g. 1g (default 64m)"},
       {"ipc", "ipc=MODE        IPC namespace: private, shareable or host"},
+      {"pid", "pid=MODE        PID namespace: private (default) or host"},
+      {"scratch", "scratch=WHERE   where a workload writing to the container's own file system, --path rootfs, "
+                  "writes: rootfs (default), tmpfs, or volume (docker, podman: an anonymous volume)"},
+      {"file-access", "file-access=M   gVisor's file access to the root file system: exclusive (default) or shared"},
+      {"overlay", "overlay=MOUNTS  gVisor's overlay in the sandbox's memory: none (default), root or all"},
       {"network", "network=MODE    network: none (default), host or bridge"},
-      {"seccomp", "seccomp=PROFILE seccomp profile: unconfined or a JSON file (default: the runtime's own)"},
+      {"seccomp", "seccomp=PROFILE seccomp profile: unconfined or a JSON file; for runc, crun and runsc also "
+                  "default (Podman's default profile, /usr/share/containers/seccomp.json; their bundles have none by default)"},
       {"gpus", "gpus=MODE       GPU access for GPU cases: auto (default: the NVIDIA container toolkit where installed, "
                "else device nodes), all (the toolkit), nodes (dlcbench passes /dev/nvidia* and the driver libraries), "
                "none"},
@@ -57,15 +63,20 @@ std::string one_of(const std::string& env, const std::string& key, const std::st
 const std::vector<std::string>& option_keys(const std::string& environment) {
   static const std::map<std::string, std::vector<std::string>> keys = {
       {"host", {}},
-      {"docker", {"image", "runtime", "cpus", "cpuset", "memory", "shm", "ipc", "network", "seccomp", "gpus"}},
-      {"podman", {"image", "runtime", "cpus", "cpuset", "memory", "shm", "ipc", "network", "seccomp", "gpus"}},
+      {"docker",
+       {"image", "runtime", "cpus", "cpuset", "memory", "shm", "ipc", "pid", "network", "seccomp", "scratch", "gpus"}},
+      {"podman",
+       {"image", "runtime", "cpus", "cpuset", "memory", "shm", "ipc", "pid", "network", "seccomp", "scratch", "gpus"}},
       // The OCI runtimes run a bundle without a network stack of their own:
       // "none" is a fresh network namespace, "host" shares the host's.
-      {"runc", {"rootfs", "cpus", "cpuset", "memory", "shm", "ipc", "network", "gpus"}},
-      {"crun", {"rootfs", "cpus", "cpuset", "memory", "shm", "ipc", "network", "gpus"}},
+      {"runc", {"rootfs", "cpus", "cpuset", "memory", "shm", "ipc", "pid", "network", "seccomp", "scratch", "gpus"}},
+      {"crun", {"rootfs", "cpus", "cpuset", "memory", "shm", "ipc", "pid", "network", "seccomp", "scratch", "gpus"}},
       // gVisor: the same bundles, run by a user-space kernel (no GPU
-      // passthrough in the packaged version).
-      {"runsc", {"rootfs", "platform", "cpus", "cpuset", "memory", "shm", "ipc", "network"}},
+      // passthrough in the packaged version). Its kernel keeps its own PID
+      // and IPC namespaces whatever the bundle says, so no pid= and no
+      // ipc=host.
+      {"runsc", {"rootfs", "platform", "file-access", "overlay", "cpus", "cpuset", "memory", "shm", "network",
+                 "seccomp", "scratch"}},
   };
   static const std::vector<std::string> none;
   auto it = keys.find(environment);
@@ -192,6 +203,16 @@ ContainerOptions parse_container_options(const std::string& env, const std::map<
       o.network = one_of(env, key, value, env == "docker" || env == "podman"
                                               ? std::vector<std::string>{"none", "host", "bridge"}
                                               : std::vector<std::string>{"none", "host"});
+    } else if (key == "pid") {
+      o.pid = one_of(env, key, value, {"private", "host"});
+    } else if (key == "scratch") {
+      o.scratch = one_of(env, key, value, env == "docker" || env == "podman"
+                                              ? std::vector<std::string>{"rootfs", "tmpfs", "volume"}
+                                              : std::vector<std::string>{"rootfs", "tmpfs"});
+    } else if (key == "file-access") {
+      o.file_access = one_of(env, key, value, {"exclusive", "shared"});
+    } else if (key == "overlay") {
+      o.overlay = one_of(env, key, value, {"none", "root", "all"});
     } else if (key == "seccomp") {
       o.seccomp = value;
     } else if (key == "gpus") {
@@ -239,6 +260,9 @@ std::vector<std::string> fields_changed_by(const std::map<std::string, std::stri
   }
   if (options.count("memory")) fields.push_back("/cgroup/memory_limit_bytes");
   if (options.count("shm") || options.count("ipc")) fields.push_back("/isolation/shm_bytes");
+  if (options.count("pid")) fields.push_back("/isolation/pid_namespace");
+  if (options.count("network")) fields.push_back("/isolation/net_namespace");
+  if (options.count("scratch")) fields.push_back("/isolation/scratch_fs");
   if (options.count("seccomp")) {
     fields.push_back("/isolation/seccomp");
     fields.push_back("/isolation/speculation");  // a seccomp filter switches store-bypass mitigation on

@@ -21,8 +21,20 @@ struct ContainerOptions {
   std::optional<std::uint64_t> memory_bytes;   // memory limit
   std::optional<std::uint64_t> shm_bytes;      // size of /dev/shm
   std::string ipc;                             // "private", "host", "shareable"
+  std::string pid;                             // "private" or "host": the PID namespace; empty: private
   std::string network = "none";                // "none", "host", "bridge"
-  std::string seccomp;                         // "unconfined" or a profile file; empty: default
+  // docker, podman: "unconfined" or a profile file; empty: the engine's
+  // default. runc, crun, runsc: "default" (the engines' default profile,
+  // runtimes/seccomp_profile.h), a profile file, or empty/"unconfined": none,
+  // as their bundles have by default.
+  std::string seccomp;
+  // Where the worker's scratch writes go when a workload writes to the
+  // container's own file system, io-seq or io-lat with --path rootfs: empty or
+  // "rootfs" there; "tmpfs" a tmpfs; "volume" (docker, podman) an anonymous
+  // volume, the engine's storage outside its overlay.
+  std::string scratch;
+  std::string file_access;                     // runsc: exclusive (default) or shared
+  std::string overlay;                         // runsc: none (default), root or all (in the sandbox's memory)
   std::string gpus = "auto";                   // GPU access: auto, all, nodes, none (runtimes/gpu_access.h)
 };
 

@@ -130,9 +130,14 @@ class EngineEnvironment : public Environment {
       data = "/data";
     }
     const std::string io_path = launch.io_target.empty() ? "" : io_path_for(launch.io_target, true);
-    if (launch.io_target == "tmpfs") {
+    // scratch=: writes meant for the container's own file system go to a
+    // tmpfs or an anonymous volume (removed with the container by --rm).
+    if (launch.io_target == "tmpfs" || (launch.io_target == "rootfs" && options_.scratch == "tmpfs")) {
       c.argv.push_back("--tmpfs");
       c.argv.push_back(io_path);
+    } else if (launch.io_target == "rootfs" && options_.scratch == "volume") {
+      c.argv.push_back("--mount");
+      c.argv.push_back("type=volume,destination=" + io_path);
     } else if (!launch.io_target.empty() && launch.io_target != "rootfs") {
       // The workload writes its scratch file there, so read-write.
       c.argv.push_back("--volume");
@@ -274,6 +279,8 @@ class EngineEnvironment : public Environment {
     if (options_.memory_bytes) run_flags_.insert(run_flags_.end(), {"--memory", std::to_string(*options_.memory_bytes)});
     if (options_.shm_bytes) run_flags_.insert(run_flags_.end(), {"--shm-size", std::to_string(*options_.shm_bytes)});
     if (!options_.ipc.empty()) run_flags_.insert(run_flags_.end(), {"--ipc", options_.ipc});
+    // Docker knows no "--pid private": its default is the private namespace.
+    if (options_.pid == "host") run_flags_.insert(run_flags_.end(), {"--pid", "host"});
     if (!options_.seccomp.empty()) {
       std::string profile = options_.seccomp;
       if (profile != "unconfined") {
@@ -411,6 +418,8 @@ class EngineEnvironment : public Environment {
     if (options_.memory_bytes) o["memory_bytes"] = *options_.memory_bytes;
     if (options_.shm_bytes) o["shm_bytes"] = *options_.shm_bytes;
     if (!options_.ipc.empty()) o["ipc"] = options_.ipc;
+    if (!options_.pid.empty()) o["pid"] = options_.pid;
+    if (!options_.scratch.empty()) o["scratch"] = options_.scratch;
     if (!options_.runtime.empty()) o["runtime"] = options_.runtime;
     o["network"] = options_.network;
     o["seccomp"] = options_.seccomp.empty() ? "default" : options_.seccomp;

@@ -12,6 +12,11 @@ json mount(const std::string& destination, const std::string& type, const std::s
 
 }  // namespace
 
+const std::vector<std::string>& oci_default_capabilities() {
+  static const std::vector<std::string> caps = {"CAP_AUDIT_WRITE", "CAP_KILL", "CAP_NET_BIND_SERVICE"};
+  return caps;
+}
+
 json oci_config(const OciBundleRequest& r) {
   const ContainerOptions& o = r.options;
   json process_env = json::array({"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "HOME=/root"});
@@ -19,8 +24,7 @@ json oci_config(const OciBundleRequest& r) {
   // program) that it runs in a container, and which kind.
   if (!r.container_name.empty()) process_env.push_back("container=" + r.container_name);
   for (const auto& [k, v] : r.process.env) process_env.push_back(k + "=" + v);
-  // The capabilities `runc spec` grants: a container's default, unprivileged.
-  const json caps = {"CAP_AUDIT_WRITE", "CAP_KILL", "CAP_NET_BIND_SERVICE"};
+  const json caps = oci_default_capabilities();
 
   const std::uint64_t shm = o.shm_bytes.value_or(64ull * 1024 * 1024);  // docker's default
   json mounts = json::array({
@@ -39,12 +43,15 @@ json oci_config(const OciBundleRequest& r) {
     mounts.push_back(mount("/dev/shm", "tmpfs", "shm",
                            {"nosuid", "noexec", "nodev", "mode=1777", "size=" + std::to_string(shm)}));
   if (!r.data.empty()) mounts.push_back(mount("/data", "bind", r.data, {"rbind", "ro", "nosuid", "nodev"}));
-  if (r.io_target == "tmpfs")
+  // scratch=tmpfs: writes meant for the container's own file system go to
+  // a tmpfs instead (dlcbench explain's storage variant).
+  if (r.io_target == "tmpfs" || (r.io_target == "rootfs" && o.scratch == "tmpfs"))
     mounts.push_back(mount(r.io_path, "tmpfs", "tmpfs", {"nosuid", "nodev", "mode=1777"}));
   else if (!r.io_target.empty() && r.io_target != "rootfs")
     mounts.push_back(mount(r.io_path, "bind", r.io_target, {"rbind", "rw", "nosuid", "nodev"}));
 
-  json namespaces = json::array({{{"type", "pid"}}, {{"type", "uts"}}, {{"type", "mount"}}, {{"type", "cgroup"}}});
+  json namespaces = json::array({{{"type", "uts"}}, {{"type", "mount"}}, {{"type", "cgroup"}}});
+  if (o.pid != "host") namespaces.push_back({{"type", "pid"}});
   if (o.network != "host") namespaces.push_back({{"type", "network"}});
   if (o.ipc != "host") namespaces.push_back({{"type", "ipc"}});
 
@@ -69,7 +76,7 @@ json oci_config(const OciBundleRequest& r) {
   if (!o.cpuset.empty()) resources["cpu"]["cpus"] = o.cpuset;
   if (o.memory_bytes) resources["memory"] = {{"limit", *o.memory_bytes}};
 
-  return {
+  json config = {
       {"ociVersion", "1.0.2"},
       {"process",
        {{"terminal", false},
@@ -96,6 +103,8 @@ json oci_config(const OciBundleRequest& r) {
         {"readonlyPaths",
          {"/proc/bus", "/proc/fs", "/proc/irq", "/proc/sys", "/proc/sysrq-trigger"}}}},
   };
+  if (!r.seccomp.is_null()) config["linux"]["seccomp"] = r.seccomp;
+  return config;
 }
 
 }  // namespace dlcbench

@@ -35,8 +35,15 @@ struct OciBundleRequest {
   // GPU cases without the toolkit: these device nodes are created and
   // allowed, the driver libraries bound read-only. Null: no GPU.
   const GpuPassthrough* gpu = nullptr;
+  // linux.seccomp (runtimes/seccomp_profile.h); null: no filter, as `runc
+  // spec` writes it.
+  nlohmann::json seccomp;
 };
 
 nlohmann::json oci_config(const OciBundleRequest& request);
+
+// The capabilities `runc spec` grants, which the bundles keep: a
+// container's default, unprivileged.
+const std::vector<std::string>& oci_default_capabilities();
 
 }  // namespace dlcbench

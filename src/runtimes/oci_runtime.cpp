@@ -15,6 +15,7 @@
 #include "runtimes/container_options.h"
 #include "runtimes/image_builder.h"
 #include "runtimes/oci_bundle.h"
+#include "runtimes/seccomp_profile.h"
 
 namespace fs = std::filesystem;
 
@@ -62,6 +63,17 @@ class OciEnvironment : public Environment {
     } else {
       rootfs_ = scratch_->path() / "rootfs";
       write_rootfs(image_content_for(context_.self_exe, context_.noop_only, context_.image_extras), rootfs_);
+    }
+    // Their bundles have no seccomp filter unless asked: seccomp=default is
+    // the container engines' default profile, as Docker and Podman apply it.
+    if (!options_.seccomp.empty() && options_.seccomp != "unconfined") {
+      const fs::path profile = options_.seccomp == "default" ? fs::path(kEngineDefaultSeccompProfile)
+                                                             : fs::path(options_.seccomp);
+      try {
+        seccomp_ = load_engine_seccomp_profile(profile, oci_default_capabilities());
+      } catch (const DataError& e) {
+        throw EnvironmentUnavailable(fmt::format("{}:seccomp={}: {}", name_, options_.seccomp, e.what()));
+      }
     }
     if (gpu_method(name_, options_.gpus, context_.gpu) != "none") {
       // Without a GPU here the GPU cases fail with the worker's own "no GPU"
@@ -133,6 +145,12 @@ class OciEnvironment : public Environment {
       // runtimes' fresh network namespace; "host": the host's own stack.
       argv.push_back("--platform=" + (options_.platform.empty() ? std::string("ptrace") : options_.platform));
       argv.push_back("--network=" + options_.network);
+      if (!options_.file_access.empty()) argv.push_back("--file-access=" + options_.file_access);
+      if (!options_.overlay.empty() && options_.overlay != "none")
+        argv.push_back("--overlay2=" + options_.overlay + ":memory");
+      // gVisor applies a bundle's seccomp filter inside the sandbox only
+      // when asked; its Sentry filters its own host calls either way.
+      if (!seccomp_.is_null()) argv.push_back("--oci-seccomp");
     }
     argv.insert(argv.end(), args.begin(), args.end());
     return argv;
@@ -182,6 +200,7 @@ class OciEnvironment : public Environment {
     request.options = options_;
     request.cgroups_path = "/" + instance;
     request.container_name = name_;
+    request.seccomp = seccomp_;
     request.process.env = launch.env;
     if (launch.program == WorkerLaunch::Program::noop) {
       request.process.args = {kImageNoopPath};
@@ -254,6 +273,7 @@ class OciEnvironment : public Environment {
   std::string program_;
   std::string version_;
   std::optional<ScratchDir> scratch_;
+  nlohmann::json seccomp_;             // linux.seccomp; null: none
   std::optional<GpuPassthrough> gpu_;  // GPU cases: the host's device nodes and driver
   std::string gpu_note_;
   fs::path state_, bundles_, rootfs_;

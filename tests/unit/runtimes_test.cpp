@@ -30,7 +30,7 @@ TEST(EnvironmentRequest, UnknownEnvironmentOrOptionListsTheValidOnes) {
   EXPECT_THAT(error_of<UsageError>([] { parse_environment_request("lxc"); }),
               HasSubstr("unknown environment 'lxc': valid environments are host, docker, podman, runc, crun, runsc"));
   const auto unknown = error_of<UsageError>([] { parse_environment_request("docker:cpu=1"); });
-  EXPECT_THAT(unknown, HasSubstr("no option 'cpu': valid options are image, runtime, cpus, cpuset, memory, shm, ipc, network, seccomp"));
+  EXPECT_THAT(unknown, HasSubstr("no option 'cpu': valid options are image, runtime, cpus, cpuset, memory, shm, ipc, pid, network, seccomp, scratch"));
   EXPECT_THAT(unknown, HasSubstr("cpus=N          CPU quota in CPUs"));
   EXPECT_THAT(error_of<UsageError>([] { parse_environment_request("runc:image=x"); }),
               HasSubstr("valid options are rootfs, cpus"));
@@ -74,7 +74,11 @@ TEST(EnvironmentRequest, GvisorAsAnOciRuntimeAndAsDockersRuntime) {
               HasSubstr("runsc:platform=foo is not valid: use one of ptrace, kvm"));
   // No GPU passthrough in gVisor, and the platform is gVisor's alone.
   const auto gpus = error_of<UsageError>([] { parse_environment_request("runsc:gpus=nodes"); });
-  EXPECT_THAT(gpus, HasSubstr("environment 'runsc' has no option 'gpus': valid options are rootfs, platform, cpus"));
+  EXPECT_THAT(gpus, HasSubstr("environment 'runsc' has no option 'gpus': valid options are rootfs, platform, file-access, overlay, cpus"));
+  // gVisor's kernel keeps its own PID and IPC namespaces.
+  EXPECT_THAT(error_of<UsageError>([] { parse_environment_request("runsc:pid=host"); }), HasSubstr("no option 'pid'"));
+  EXPECT_THAT(error_of<UsageError>([] { parse_environment_request("runsc:file-access=loose"); }),
+              HasSubstr("use one of exclusive, shared"));
   EXPECT_THAT(gpus, HasSubstr("platform=NAME   gVisor's platform"));
   EXPECT_THAT(error_of<UsageError>([] { parse_environment_request("runc:platform=kvm"); }),
               HasSubstr("no option 'platform'"));
@@ -130,7 +134,11 @@ TEST(ContainerOptions, LimitsAreTheFieldsTheyChange) {
               ElementsAre("/cgroup/cpu_quota", "/cgroup/memory_limit_bytes"));
   EXPECT_THAT(fields_changed_by({{"cpuset", "0"}}), ElementsAre("/cpu/affinity", "/cpu/affinity_count",
                                                                   "/blas/threads", "/backend/threads/intra_op"));
-  EXPECT_TRUE(fields_changed_by({{"image", "x"}, {"network", "host"}}).empty());
+  EXPECT_TRUE(fields_changed_by({{"image", "x"}}).empty());
+  // Namespaces shared with the host show as the host's namespace.
+  EXPECT_THAT(fields_changed_by({{"network", "host"}, {"pid", "host"}}),
+              ElementsAre("/isolation/pid_namespace", "/isolation/net_namespace"));
+  EXPECT_THAT(fields_changed_by({{"scratch", "tmpfs"}}), ElementsAre("/isolation/scratch_fs"));
   // Isolation asked for: shown as asked, not as a possible cause nobody chose.
   EXPECT_THAT(fields_changed_by({{"shm", "1g"}}), ElementsAre("/isolation/shm_bytes"));
   EXPECT_THAT(fields_changed_by({{"seccomp", "unconfined"}}),

@@ -1,0 +1,254 @@
+#include "orchestrator/ablation.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "core/errors.h"
+
+namespace dlcbench {
+namespace {
+
+std::string ablation_label(const std::string& name, const std::map<std::string, std::string>& options) {
+  std::vector<std::string> items;
+  for (const auto& [key, value] : options) items.push_back(key + "=" + value);
+  return items.empty() ? name : fmt::format("{}:{}", name, fmt::join(items, ","));
+}
+
+std::string option_or(const std::map<std::string, std::string>& options, const std::string& key,
+                      const std::string& otherwise) {
+  const auto it = options.find(key);
+  return it == options.end() ? otherwise : it->second;
+}
+
+bool is_engine(const std::string& name) { return name == "docker" || name == "podman"; }
+
+// One feature changed in `env`: the options of the variant and the change in
+// words, or why the feature does not apply (`why_not`).
+struct FeatureChange {
+  std::map<std::string, std::string> options;
+  std::string change;
+  std::string why_not;
+};
+
+// Sets `key` to `changed` unless it is `current`'s opposite already, in
+// which case the option goes back to the runtime's default.
+FeatureChange toggle(const EnvironmentRequest& env, const std::string& key, const std::string& to,
+                     const std::string& to_words, const std::string& back_words) {
+  FeatureChange c;
+  c.options = env.options;
+  if (option_or(env.options, key, "") == to) {
+    c.options.erase(key);
+    c.change = back_words;
+  } else {
+    c.options[key] = to;
+    c.change = to_words;
+  }
+  return c;
+}
+
+FeatureChange change_feature(const EnvironmentRequest& env, AblationFeature feature, const AblationContext& ctx) {
+  const std::string& name = env.name;
+  const bool gvisor = name == "runsc" || option_or(env.options, "runtime", "") == "runsc";
+  FeatureChange none;
+  // docker:runtime=runsc: dockerd starts runsc with the flags of its own
+  // configuration, which no docker option changes.
+  const char* const fixed_by_dockerd = "dockerd runs runsc with the runtimeArgs of its configuration, which no "
+                                       "docker option changes; explain runsc itself for gVisor's options";
+  switch (feature) {
+    case AblationFeature::seccomp:
+      if (name == "docker" && gvisor) {
+        none.why_not = std::string("gVisor applies a container's seccomp profile only with --oci-seccomp, and ") +
+                       fixed_by_dockerd;
+        return none;
+      }
+      if (is_engine(name)) {
+        if (option_or(env.options, "seccomp", "") == "") {
+          FeatureChange c{env.options, "seccomp unconfined instead of the engine's default profile", ""};
+          c.options["seccomp"] = "unconfined";
+          return c;
+        }
+        FeatureChange c{env.options, "the engine's default seccomp profile instead of seccomp=" +
+                                         env.options.at("seccomp"), ""};
+        c.options.erase("seccomp");
+        return c;
+      }
+      if (option_or(env.options, "seccomp", "unconfined") == "unconfined") {
+        FeatureChange c{env.options,
+                        gvisor ? "Podman's default seccomp profile applied inside the sandbox (--oci-seccomp), "
+                                 "which a bundle does not have"
+                               : "Podman's default seccomp profile (Docker's with a few calls left to "
+                                 "capabilities), which a bundle does not have",
+                        ""};
+        c.options["seccomp"] = "default";
+        return c;
+      }
+      {
+        FeatureChange c{env.options, "no seccomp filter instead of seccomp=" + env.options.at("seccomp"), ""};
+        c.options.erase("seccomp");
+        return c;
+      }
+    case AblationFeature::network:
+      if (option_or(env.options, "network", "none") == "host") {
+        FeatureChange c{env.options, "a network namespace of its own instead of the host's", ""};
+        c.options.erase("network");
+        return c;
+      }
+      if (name == "docker" && gvisor) {
+        none.why_not = "dockerd runs runsc with --network=none whatever docker's --network says (see `dlcbench "
+                       "doctor`); explain runsc itself for gVisor's network";
+        return none;
+      }
+      {
+        FeatureChange c{env.options,
+                        gvisor ? "the host's network stack (--network=host) instead of gVisor's own loopback-only "
+                                 "one"
+                               : "the host's network namespace instead of one of its own",
+                        ""};
+        c.options["network"] = "host";
+        return c;
+      }
+    case AblationFeature::ipc:
+      if (gvisor) {
+        none.why_not = "gVisor's kernel keeps its own IPC namespace whatever the bundle asks";
+        return none;
+      }
+      return toggle(env, "ipc", "host", "the host's IPC namespace and /dev/shm instead of its own",
+                    "an IPC namespace of its own instead of the host's");
+    case AblationFeature::pid:
+      if (gvisor) {
+        none.why_not = "gVisor's kernel keeps its own PID namespace whatever the bundle asks";
+        return none;
+      }
+      return toggle(env, "pid", "host", "the host's PID namespace instead of its own",
+                    "a PID namespace of its own instead of the host's");
+    case AblationFeature::limits: {
+      FeatureChange c{env.options, "", ""};
+      std::vector<std::string> removed;
+      for (const char* key : {"cpus", "cpuset", "memory"})
+        if (c.options.count(key)) {
+          removed.push_back(fmt::format("{}={}", key, c.options.at(key)));
+          c.options.erase(key);
+        }
+      if (removed.empty()) {
+        none.why_not = fmt::format("{} sets no cgroup limit (cpus=, cpuset=, memory=) to take away", env.text);
+        return none;
+      }
+      c.change = fmt::format("no cgroup CPU or memory limit ({} taken away)", fmt::join(removed, ", "));
+      return c;
+    }
+    case AblationFeature::scratch:
+      if (!ctx.writes_rootfs) {
+        none.why_not = "no workload of this run writes to the container's own file system: no io-seq or io-lat with "
+                       "--path rootfs";
+        return none;
+      }
+      if (option_or(env.options, "scratch", "rootfs") != "rootfs") {
+        FeatureChange c{env.options, "scratch writes to the container's own file system", ""};
+        c.options.erase("scratch");
+        return c;
+      }
+      if (is_engine(name)) {
+        FeatureChange c{env.options, "scratch writes to an anonymous volume instead of the container's overlay", ""};
+        c.options["scratch"] = "volume";
+        return c;
+      } else {
+        FeatureChange c{env.options, "scratch writes to a tmpfs instead of the container's root file system", ""};
+        c.options["scratch"] = "tmpfs";
+        return c;
+      }
+    case AblationFeature::platform:
+      if (name != "runsc") {
+        none.why_not = gvisor ? fixed_by_dockerd : "only gVisor (runsc) has a platform";
+        return none;
+      }
+      if (option_or(env.options, "platform", "ptrace") == "ptrace" && !ctx.kvm_usable) {
+        none.why_not = "gVisor's KVM platform needs /dev/kvm and hangs where this machine is itself a guest "
+                       "without nested virtualisation";
+        return none;
+      }
+      return toggle(env, "platform", "kvm", "gVisor's KVM platform instead of ptrace",
+                    "gVisor's ptrace platform instead of KVM");
+    case AblationFeature::file_access:
+      if (name != "runsc") {
+        none.why_not = gvisor ? fixed_by_dockerd : "only gVisor (runsc) has a file-access mode";
+        return none;
+      }
+      return toggle(env, "file-access", "shared",
+                    "gVisor's shared file access to the root file system, revalidated, instead of exclusive",
+                    "gVisor's exclusive file access to the root file system instead of shared");
+    case AblationFeature::overlay:
+      if (name != "runsc") {
+        none.why_not = gvisor ? fixed_by_dockerd : "only gVisor (runsc) has an overlay of its own";
+        return none;
+      }
+      if (option_or(env.options, "overlay", "none") != "none") {
+        FeatureChange c{env.options, "no gVisor overlay: the root file system through its gofer", ""};
+        c.options.erase("overlay");
+        return c;
+      } else {
+        FeatureChange c{env.options, "gVisor's overlay over the root file system in the sandbox's memory", ""};
+        c.options["overlay"] = "root";
+        return c;
+      }
+  }
+  return none;
+}
+
+std::string valid_features() {
+  std::vector<std::string> names;
+  for (AblationFeature f : all_ablation_features()) names.emplace_back(ablation_feature_name(f));
+  return fmt::format("{}", fmt::join(names, ", "));
+}
+
+}  // namespace
+
+AblationPlan plan_ablation(const EnvironmentRequest& env, const std::vector<std::string>& features,
+                           const AblationContext& context) {
+  if (env.name == "host")
+    throw UsageError("dlcbench explain host: the host has no isolation to take away; name a container "
+                     "environment, e.g. `dlcbench explain docker` or `dlcbench explain runsc`");
+  std::vector<AblationFeature> asked;
+  for (const auto& name : features) {
+    const auto feature = ablation_feature_from_name(name);
+    if (!feature)
+      throw UsageError(fmt::format("--features: unknown feature '{}': valid features are {}", name,
+                                   valid_features()));
+    if (std::find(asked.begin(), asked.end(), *feature) == asked.end()) asked.push_back(*feature);
+  }
+  AblationPlan plan;
+  plan.of = env.text;
+  for (AblationFeature feature : features.empty() ? all_ablation_features() : asked) {
+    FeatureChange c = change_feature(env, feature, context);
+    if (!c.why_not.empty()) {
+      if (!features.empty())
+        throw UsageError(fmt::format("--features {}: {} has no such variant: {}", ablation_feature_name(feature),
+                                     env.text, c.why_not));
+      plan.left_out.push_back(fmt::format("{}: {}", ablation_feature_name(feature), c.why_not));
+      continue;
+    }
+    AblationVariant v{feature, ablation_label(env.name, c.options), c.change};
+    // Checks the variant's options as --envs would (a variant is a plain environment).
+    parse_environment_request(v.label);
+    if (v.label == env.text) continue;
+    plan.variants.push_back(std::move(v));
+  }
+  if (plan.variants.empty())
+    throw UsageError(fmt::format("dlcbench explain {}: no feature applies ({}); name others with --features, "
+                                 "valid features are {}",
+                                 env.text, fmt::join(plan.left_out, "; "), valid_features()));
+  return plan;
+}
+
+bool kvm_platform_usable() {
+  if (!std::filesystem::exists("/dev/kvm")) return false;
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  for (std::string line; std::getline(cpuinfo, line);)
+    if (line.rfind("flags", 0) == 0) return line.find(" hypervisor") == std::string::npos;
+  return false;
+}
+
+}  // namespace dlcbench
