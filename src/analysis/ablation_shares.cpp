@@ -102,6 +102,10 @@ CaseAblation analyze_ablation(const CaseAnalysis& ca, const AblationPlan& plan, 
     const EnvironmentStats* vs = find_environment(ca, v.label);
     e.measured = a.measured && vs && vs->run_values.size() >= 2;
     e.fields = fields_between(requested_fields, v.label, plan.of);
+    // Inside gVisor the namespaces are its own kernel's: the host's network
+    // stack (runsc --network=host) shows in none of them.
+    if (vs && vs->fingerprint && vs->fingerprint->value("/container/runtime"_json_pointer, "") == "runsc")
+      std::erase_if(e.fields, [](const std::string& f) { return f.ends_with("_namespace"); });
     if (e.measured) {
       e.saved = difference_of_means(of->run_values, vs->run_values);
       e.significant = excludes_zero(e.saved);
@@ -142,6 +146,9 @@ CaseAblation analyze_ablation(const CaseAnalysis& ca, const AblationPlan& plan, 
     a.outcome = AblationOutcome::no_overhead;
   else if (!any_measured || !std::isfinite(a.together.ci95_low))
     a.outcome = AblationOutcome::too_few_runs;
+  else if (std::none_of(a.effects.begin(), a.effects.end(),
+                        [](const auto& e) { return e.significant && e.saved.difference > 0; }))
+    a.outcome = AblationOutcome::none_accounted;
   else if (a.together.ci95_high < 1)
     a.outcome = AblationOutcome::partly_accounted;
   else if (a.together.ci95_low > 1)
@@ -181,6 +188,11 @@ std::string ablation_outcome_words(const CaseAblation& a) {
     case AblationOutcome::accounted:
       return fmt::format("together the features changed account for the overhead of {} ({}, {})", a.of,
                          percent(a.together.share), share_interval(a.together));
+    case AblationOutcome::none_accounted:
+      return fmt::format("no feature changed takes away a measurable part of the overhead of {} (together {}, {}): "
+                         "it comes from what no variant changes (the runtime itself, its image, or features not "
+                         "ablated)",
+                         a.of, percent(a.together.share), share_interval(a.together));
     case AblationOutcome::partly_accounted:
       return fmt::format("together the features changed account for only {} of the overhead of {} ({}): the rest "
                          "comes from what no variant changes (the runtime itself, its image, or features not "

@@ -43,6 +43,7 @@ struct FeatureEffect {
 enum class AblationOutcome {
   no_overhead,        // the explained environment is not significantly slower than the baseline
   accounted,          // the features' shares together include 100%
+  none_accounted,     // no feature takes away a measurable part: it is all in what no variant changes
   partly_accounted,   // together they take away less: the rest is in what no variant changes
   over_accounted,     // together they take away more: the features interact
   too_few_runs,

@@ -376,6 +376,15 @@ bool prepare_environments(Session& session, PreparedEnvironments& prepared, Resu
     try {
       s.environment->prepare();
       session.manifest.environments[s.label] = s.environment->describe();
+      // `dlcbench explain`: a variant is there to diagnose ENV, not as an
+      // environment anyone deploys.
+      if (session.plan.ablation)
+        for (const auto& v : session.plan.ablation->variants)
+          if (v.label == s.label)
+            session.manifest.environments[s.label]["diagnostic"] = {
+                {"variant_of", session.plan.ablation->of},
+                {"feature", ablation_feature_name(v.feature)},
+                {"change", v.change}};
       if (session.resuming) remove_leftovers_of_earlier_session(session, s);
     } catch (const EnvironmentUnavailable& e) {
       s.unavailable = e.what();
@@ -384,8 +393,17 @@ bool prepare_environments(Session& session, PreparedEnvironments& prepared, Resu
       any_unavailable = any_unavailable || !session.discovered || s.label == session.plan.baseline;
       session.manifest.environments[s.label] = {{"unavailable", s.unavailable}};
       results.append({{"type", "environment_unavailable"}, {"env", s.label}, {"reason", s.unavailable}});
-      std::cerr << fmt::format("warning: environment {} is unavailable and will be skipped: {}\n", s.label,
-                               s.unavailable);
+      const AblationVariant* variant = nullptr;
+      if (session.plan.ablation)
+        for (const auto& v : session.plan.ablation->variants)
+          if (v.label == s.label) variant = &v;
+      if (variant)
+        std::cerr << fmt::format("error: dlcbench explain: the variant {} ({}: {}) cannot run here, and the other "
+                                 "environments are measured without it: {}\n",
+                                 s.label, ablation_feature_name(variant->feature), variant->change, s.unavailable);
+      else
+        std::cerr << fmt::format("warning: environment {} is unavailable and will be skipped: {}\n", s.label,
+                                 s.unavailable);
     }
     prepared.list.push_back(std::move(s));
   }
@@ -992,7 +1010,17 @@ void add_run_command(CLI::App& app, int& exit_code) {
   add_what_options(cmd, *o);
   add_repetition_options(cmd, *o);
   add_control_options(cmd, *o);
-  cmd->callback([o, cmd, &exit_code] { run_or_resume(*o, cmd, exit_code); });
+  cmd->callback([o, cmd, &exit_code] {
+    if (!o->resume.empty()) {
+      // The positional environment is required, so resuming goes by run.
+      std::cerr << fmt::format("error: an explain run is resumed like any run: `dlcbench run --resume {}` (its "
+                               "manifest holds the variants)\n",
+                               o->resume);
+      exit_code = kExitUsage;
+      return;
+    }
+    run_or_resume(*o, cmd, exit_code);
+  });
 }
 
 void add_explain_command(CLI::App& app, int& exit_code) {
@@ -1015,7 +1043,17 @@ void add_explain_command(CLI::App& app, int& exit_code) {
   add_what_options(cmd, *o);
   add_repetition_options(cmd, *o);
   add_control_options(cmd, *o);
-  cmd->callback([o, cmd, &exit_code] { run_or_resume(*o, cmd, exit_code); });
+  cmd->callback([o, cmd, &exit_code] {
+    if (!o->resume.empty()) {
+      // The positional environment is required, so resuming goes by run.
+      std::cerr << fmt::format("error: an explain run is resumed like any run: `dlcbench run --resume {}` (its "
+                               "manifest holds the variants)\n",
+                               o->resume);
+      exit_code = kExitUsage;
+      return;
+    }
+    run_or_resume(*o, cmd, exit_code);
+  });
 }
 
 }  // namespace dlcbench::cli

@@ -160,6 +160,7 @@ const char* ablation_outcome_name(AblationOutcome o) {
   switch (o) {
     case AblationOutcome::no_overhead: return "no overhead";
     case AblationOutcome::accounted: return "accounted";
+    case AblationOutcome::none_accounted: return "none accounted";
     case AblationOutcome::partly_accounted: return "partly accounted";
     case AblationOutcome::over_accounted: return "over-accounted";
     case AblationOutcome::too_few_runs: return "too few runs";

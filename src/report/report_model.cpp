@@ -185,13 +185,24 @@ std::vector<std::string> failure_lines(const CaseAnalysis& c) {
 }
 
 std::vector<std::pair<std::string, std::string>> run_facts(const Analysis& analysis, const Manifest& manifest) {
-  return {{"Run", or_unknown(manifest.run_id)},
-          {"Status", manifest.status == RunStatus::unknown ? "?" : run_status_text(manifest.status)},
-          {"Started", or_unknown(manifest.started_at)},
-          {"Ended", or_unknown(manifest.ended_at)},
-          {"Command", command_line(manifest)},
-          {"Baseline", analysis.baseline.empty() ? "?" : analysis.baseline},
-          {"Methods", kReportMethods}};
+  std::vector<std::pair<std::string, std::string>> facts = {
+      {"Run", or_unknown(manifest.run_id)},
+      {"Status", manifest.status == RunStatus::unknown ? "?" : run_status_text(manifest.status)},
+      {"Started", or_unknown(manifest.started_at)},
+      {"Ended", or_unknown(manifest.ended_at)},
+      {"Command", command_line(manifest)},
+      {"Baseline", analysis.baseline.empty() ? "?" : analysis.baseline},
+      {"Methods", kReportMethods}};
+  if (analysis.ablation) {
+    std::vector<std::string> variants;
+    for (const auto& v : analysis.ablation->variants)
+      variants.push_back(fmt::format("{} ({})", v.label, ablation_feature_name(v.feature)));
+    facts.emplace_back("Explained", fmt::format("{}, against its diagnostic variants {}", analysis.ablation->of,
+                                                fmt::join(variants, ", ")));
+    if (!analysis.ablation->left_out.empty())
+      facts.emplace_back("Features left out", fmt::format("{}", fmt::join(analysis.ablation->left_out, "; ")));
+  }
+  return facts;
 }
 
 std::string status_warning(const Manifest& manifest) {
