@@ -1010,17 +1010,7 @@ void add_run_command(CLI::App& app, int& exit_code) {
   add_what_options(cmd, *o);
   add_repetition_options(cmd, *o);
   add_control_options(cmd, *o);
-  cmd->callback([o, cmd, &exit_code] {
-    if (!o->resume.empty()) {
-      // The positional environment is required, so resuming goes by run.
-      std::cerr << fmt::format("error: an explain run is resumed like any run: `dlcbench run --resume {}` (its "
-                               "manifest holds the variants)\n",
-                               o->resume);
-      exit_code = kExitUsage;
-      return;
-    }
-    run_or_resume(*o, cmd, exit_code);
-  });
+  cmd->callback([o, cmd, &exit_code] { run_or_resume(*o, cmd, exit_code); });
 }
 
 void add_explain_command(CLI::App& app, int& exit_code) {
