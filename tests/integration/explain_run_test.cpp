@@ -113,6 +113,10 @@ TEST(Explain, BadRequestsAreClearErrorsBeforeAnythingRuns) {
   auto host = testing::run_dlcbench({"explain", "host", "--out", out.path().string()});
   EXPECT_EQ(host.exit_code, 2);
   EXPECT_THAT(host.err, HasSubstr("the host has no isolation to take away"));
+  // Resumed like any run: the manifest holds the variants.
+  auto resume = testing::run_dlcbench({"explain", "docker", "--resume", out.path().string()});
+  EXPECT_EQ(resume.exit_code, 2);
+  EXPECT_THAT(resume.err, HasSubstr("`dlcbench run --resume"));
   // A runtime that is not installed: the command that installs it.
   auto missing = testing::run_dlcbench({"explain", "crun", "--out", out.path().string()}, {{"PATH", "/nonexistent"}});
   EXPECT_EQ(missing.exit_code, 2);
