@@ -34,95 +34,66 @@ struct FeatureChange {
   std::string why_not;
 };
 
-// Sets `key` to `changed` unless it is `current`'s opposite already, in
-// which case the option goes back to the runtime's default.
+// `env` with `key` set to `value`, or taken away (the runtime's default).
+FeatureChange with_option(const EnvironmentRequest& env, const std::string& key, const std::string& value,
+                          std::string words) {
+  FeatureChange c{env.options, std::move(words), ""};
+  c.options[key] = value;
+  return c;
+}
+FeatureChange without_option(const EnvironmentRequest& env, const std::string& key, std::string words) {
+  FeatureChange c{env.options, std::move(words), ""};
+  c.options.erase(key);
+  return c;
+}
+FeatureChange not_applicable(std::string why) { return {{}, "", std::move(why)}; }
+
+// Sets `key` to `to`, or takes it away where it is `to` already.
 FeatureChange toggle(const EnvironmentRequest& env, const std::string& key, const std::string& to,
                      const std::string& to_words, const std::string& back_words) {
-  FeatureChange c;
-  c.options = env.options;
-  if (option_or(env.options, key, "") == to) {
-    c.options.erase(key);
-    c.change = back_words;
-  } else {
-    c.options[key] = to;
-    c.change = to_words;
-  }
-  return c;
+  return option_or(env.options, key, "") == to ? without_option(env, key, back_words)
+                                               : with_option(env, key, to, to_words);
 }
 
 FeatureChange change_feature(const EnvironmentRequest& env, AblationFeature feature, const AblationContext& ctx) {
   const std::string& name = env.name;
   const bool gvisor = name == "runsc" || option_or(env.options, "runtime", "") == "runsc";
-  FeatureChange none;
   // docker:runtime=runsc: dockerd starts runsc with the flags of its own
   // configuration, which no docker option changes.
-  const char* const fixed_by_dockerd = "dockerd runs runsc with the runtimeArgs of its configuration, which no "
+  const std::string fixed_by_dockerd = "dockerd runs runsc with the runtimeArgs of its configuration, which no "
                                        "docker option changes; explain runsc itself for gVisor's options";
   switch (feature) {
     case AblationFeature::seccomp:
-      if (name == "docker" && gvisor) {
-        none.why_not = std::string("gVisor applies a container's seccomp profile only with --oci-seccomp, and ") +
-                       fixed_by_dockerd;
-        return none;
-      }
-      if (is_engine(name)) {
-        if (option_or(env.options, "seccomp", "") == "") {
-          FeatureChange c{env.options, "seccomp unconfined instead of the engine's default profile", ""};
-          c.options["seccomp"] = "unconfined";
-          return c;
-        }
-        FeatureChange c{env.options, "the engine's default seccomp profile instead of seccomp=" +
-                                         env.options.at("seccomp"), ""};
-        c.options.erase("seccomp");
-        return c;
-      }
-      if (option_or(env.options, "seccomp", "unconfined") == "unconfined") {
-        FeatureChange c{env.options,
-                        gvisor ? "Podman's default seccomp profile applied inside the sandbox (--oci-seccomp), "
-                                 "which a bundle does not have"
-                               : "Podman's default seccomp profile (Docker's with a few calls left to "
-                                 "capabilities), which a bundle does not have",
-                        ""};
-        c.options["seccomp"] = "default";
-        return c;
-      }
-      {
-        FeatureChange c{env.options, "no seccomp filter instead of seccomp=" + env.options.at("seccomp"), ""};
-        c.options.erase("seccomp");
-        return c;
-      }
+      if (name == "docker" && gvisor)
+        return not_applicable("gVisor applies a container's seccomp profile only with --oci-seccomp, and " +
+                              fixed_by_dockerd);
+      if (is_engine(name))
+        return option_or(env.options, "seccomp", "") == ""
+                   ? with_option(env, "seccomp", "unconfined", "seccomp unconfined instead of the engine's default profile")
+                   : without_option(env, "seccomp", "the engine's default seccomp profile instead of seccomp=" +
+                                                        env.options.at("seccomp"));
+      if (option_or(env.options, "seccomp", "unconfined") == "unconfined")
+        return with_option(env, "seccomp", "default",
+                           gvisor ? "Podman's default seccomp profile applied inside the sandbox (--oci-seccomp), "
+                                    "which a bundle does not have"
+                                  : "Podman's default seccomp profile (Docker's with a few calls left to "
+                                    "capabilities), which a bundle does not have");
+      return without_option(env, "seccomp", "no seccomp filter instead of seccomp=" + env.options.at("seccomp"));
     case AblationFeature::network:
-      if (option_or(env.options, "network", "none") == "host") {
-        FeatureChange c{env.options, "a network namespace of its own instead of the host's", ""};
-        c.options.erase("network");
-        return c;
-      }
-      if (name == "docker" && gvisor) {
-        none.why_not = "dockerd runs runsc with --network=none whatever docker's --network says (see `dlcbench "
-                       "doctor`); explain runsc itself for gVisor's network";
-        return none;
-      }
-      {
-        FeatureChange c{env.options,
-                        gvisor ? "the host's network stack (--network=host) instead of gVisor's own loopback-only "
-                                 "one"
-                               : "the host's network namespace instead of one of its own",
-                        ""};
-        c.options["network"] = "host";
-        return c;
-      }
+      if (option_or(env.options, "network", "none") == "host")
+        return without_option(env, "network", "a network namespace of its own instead of the host's");
+      if (name == "docker" && gvisor)
+        return not_applicable("dockerd runs runsc with --network=none whatever docker's --network says (see "
+                              "`dlcbench doctor`); explain runsc itself for gVisor's network");
+      return with_option(env, "network", "host",
+                         gvisor ? "the host's network stack (--network=host) instead of gVisor's own loopback-only one"
+                                : "the host's network namespace instead of one of its own");
     case AblationFeature::ipc:
-      if (gvisor) {
-        none.why_not = "gVisor's kernel keeps its own IPC namespace whatever the bundle asks";
-        return none;
-      }
+      if (gvisor) return not_applicable("gVisor's kernel keeps its own IPC namespace whatever the bundle asks");
       return toggle(env, "ipc", "host", "the host's IPC namespace and /dev/shm instead of its own",
                     "an IPC namespace of its own instead of the host's");
     case AblationFeature::pid:
-      if (gvisor) {
-        none.why_not = "gVisor's kernel keeps its own PID namespace whatever the bundle asks";
-        return none;
-      }
+      if (gvisor) return not_applicable("gVisor's kernel keeps its own PID namespace whatever the bundle asks");
       return toggle(env, "pid", "host", "the host's PID namespace instead of its own",
                     "a PID namespace of its own instead of the host's");
     case AblationFeature::limits: {
@@ -133,69 +104,42 @@ FeatureChange change_feature(const EnvironmentRequest& env, AblationFeature feat
           removed.push_back(fmt::format("{}={}", key, c.options.at(key)));
           c.options.erase(key);
         }
-      if (removed.empty()) {
-        none.why_not = fmt::format("{} sets no cgroup limit (cpus=, cpuset=, memory=) to take away", env.text);
-        return none;
-      }
+      if (removed.empty())
+        return not_applicable(fmt::format("{} sets no cgroup limit (cpus=, cpuset=, memory=) to take away", env.text));
       c.change = fmt::format("no cgroup CPU or memory limit ({} taken away)", fmt::join(removed, ", "));
       return c;
     }
     case AblationFeature::scratch:
-      if (!ctx.writes_rootfs) {
-        none.why_not = "no workload of this run writes to the container's own file system: no io-seq or io-lat with "
-                       "--path rootfs";
-        return none;
-      }
-      if (option_or(env.options, "scratch", "rootfs") != "rootfs") {
-        FeatureChange c{env.options, "scratch writes to the container's own file system", ""};
-        c.options.erase("scratch");
-        return c;
-      }
-      if (is_engine(name)) {
-        FeatureChange c{env.options, "scratch writes to an anonymous volume instead of the container's overlay", ""};
-        c.options["scratch"] = "volume";
-        return c;
-      } else {
-        FeatureChange c{env.options, "scratch writes to a tmpfs instead of the container's root file system", ""};
-        c.options["scratch"] = "tmpfs";
-        return c;
-      }
+      if (!ctx.writes_rootfs)
+        return not_applicable("no workload of this run writes to the container's own file system: no io-seq or "
+                              "io-lat with --path rootfs");
+      if (option_or(env.options, "scratch", "rootfs") != "rootfs")
+        return without_option(env, "scratch", "scratch writes to the container's own file system");
+      if (is_engine(name))
+        return with_option(env, "scratch", "volume",
+                           "scratch writes to an anonymous volume instead of the container's overlay");
+      return with_option(env, "scratch", "tmpfs", "scratch writes to a tmpfs instead of the container's root file system");
     case AblationFeature::platform:
-      if (name != "runsc") {
-        none.why_not = gvisor ? fixed_by_dockerd : "only gVisor (runsc) has a platform";
-        return none;
-      }
-      if (option_or(env.options, "platform", "ptrace") == "ptrace" && !ctx.kvm_usable) {
-        none.why_not = "gVisor's KVM platform needs /dev/kvm and hangs where this machine is itself a guest "
-                       "without nested virtualisation";
-        return none;
-      }
+      if (name != "runsc") return not_applicable(gvisor ? fixed_by_dockerd : "only gVisor (runsc) has a platform");
+      if (option_or(env.options, "platform", "ptrace") == "ptrace" && !ctx.kvm_usable)
+        return not_applicable("gVisor's KVM platform needs /dev/kvm and hangs where this machine is itself a guest "
+                              "without nested virtualisation");
       return toggle(env, "platform", "kvm", "gVisor's KVM platform instead of ptrace",
                     "gVisor's ptrace platform instead of KVM");
     case AblationFeature::file_access:
-      if (name != "runsc") {
-        none.why_not = gvisor ? fixed_by_dockerd : "only gVisor (runsc) has a file-access mode";
-        return none;
-      }
+      if (name != "runsc")
+        return not_applicable(gvisor ? fixed_by_dockerd : "only gVisor (runsc) has a file-access mode");
       return toggle(env, "file-access", "shared",
                     "gVisor's shared file access to the root file system, revalidated, instead of exclusive",
                     "gVisor's exclusive file access to the root file system instead of shared");
     case AblationFeature::overlay:
-      if (name != "runsc") {
-        none.why_not = gvisor ? fixed_by_dockerd : "only gVisor (runsc) has an overlay of its own";
-        return none;
-      }
-      if (option_or(env.options, "overlay", "none") != "none") {
-        FeatureChange c{env.options, "no gVisor overlay: the root file system through its gofer", ""};
-        c.options.erase("overlay");
-        return c;
-      } else {
-        FeatureChange c{env.options, "gVisor's overlay over the root file system in the sandbox's memory", ""};
-        c.options["overlay"] = "root";
-        return c;
-      }
+      if (name != "runsc")
+        return not_applicable(gvisor ? fixed_by_dockerd : "only gVisor (runsc) has an overlay of its own");
+      if (option_or(env.options, "overlay", "none") != "none")
+        return without_option(env, "overlay", "no gVisor overlay: the root file system through its gofer");
+      return with_option(env, "overlay", "root", "gVisor's overlay over the root file system in the sandbox's memory");
   }
-  return none;
+  return not_applicable("unknown feature");
 }
 
 std::string valid_features() {
