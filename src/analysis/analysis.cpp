@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <map>
+#include <optional>
 #include <set>
 
 #include <fmt/format.h>
@@ -68,9 +69,31 @@ std::vector<CaseAnalysis> planned_cases(const ManifestPlan& plan) {
   return cases;
 }
 
+// One successful launch on its way into its environment's statistics.
+struct CollectedRun {
+  int round = 0;
+  double value = 0;
+  std::optional<LaunchCounters> counters;
+  const LaunchSamples* samples = nullptr;
+  RunDisturbance disturbance;
+};
+
+void add_run(EnvironmentStats& es, const CollectedRun& run) {
+  es.run_values.push_back(run.value);
+  es.run_rounds.push_back(run.round);
+  if (run.counters) es.run_counters.push_back(*run.counters);
+  es.batch_seconds.insert(es.batch_seconds.end(), run.samples->measured.begin(), run.samples->measured.end());
+  if (!es.first_loss && !run.samples->losses.empty()) {
+    es.first_loss = run.samples->losses.front();
+    es.last_loss = run.samples->losses.back();
+  }
+}
+
 // Pass 3: each finished launch's run value (the mean of its batches, or its
-// case's statistic) and samples; each failed one counted with its cause.
+// case's statistic) with its round, and its samples; each failed one counted
+// with its cause; the disturbed ones set aside while enough are left.
 void collect_runs(Analysis& a, const FoldedLaunches& folded) {
+  std::map<std::pair<CaseAnalysis*, EnvironmentStats*>, std::vector<CollectedRun>> runs;
   for (const auto& [key, f] : folded.finished) {
     CaseAnalysis* ca = find_case(a, std::get<0>(key));
     EnvironmentStats* es = find_env(*ca, std::get<1>(key));
@@ -81,19 +104,30 @@ void collect_runs(Analysis& a, const FoldedLaunches& folded) {
       es->failures.push_back(fmt::format("round {}: {}", std::get<2>(key), f.cause));
       continue;
     }
-    es->run_values.push_back(run_value(ca->run_statistic, p.measured));
+    CollectedRun run{std::get<2>(key), run_value(ca->run_statistic, p.measured),
+                     std::nullopt, &p,
+                     assess_disturbance(p.accounting)};
     if (p.accounting) {
       try {
-        es->run_counters.push_back(read_launch_counters(*p.accounting, mean(p.measured)));
+        run.counters = read_launch_counters(*p.accounting, mean(p.measured));
       } catch (const DataError& e) {
         a.notes.push_back(fmt::format("{} in {}, round {}: its accounting record is left out: {}", std::get<0>(key),
                                       std::get<1>(key), std::get<2>(key), e.what()));
       }
     }
-    es->batch_seconds.insert(es->batch_seconds.end(), p.measured.begin(), p.measured.end());
-    if (!es->first_loss && !p.losses.empty()) {
-      es->first_loss = p.losses.front();
-      es->last_loss = p.losses.back();
+    runs[{ca, es}].push_back(std::move(run));
+  }
+  for (auto& [where, collected] : runs) {
+    EnvironmentStats& es = *where.second;
+    std::size_t undisturbed = 0;
+    for (const auto& run : collected) {
+      es.runs_assessed += run.disturbance.assessed;
+      undisturbed += !run.disturbance.disturbed();
+    }
+    es.disturbed_kept = undisturbed < collected.size() && (undisturbed < 2 || 2 * undisturbed < collected.size());
+    for (const auto& run : collected) {
+      if (run.disturbance.disturbed()) es.disturbed_runs.push_back({run.round, run.value, run.disturbance});
+      if (es.disturbed_kept || !run.disturbance.disturbed()) add_run(es, run);
     }
   }
   // Warm-ups of an unfinished launch are still reported (as before resume existed).
@@ -203,10 +237,18 @@ void compare_with_baseline(CaseAnalysis& ca, Analysis& a, const RequestedFields&
   };
   for (const auto& es : ca.envs) {
     if (es.env == a.baseline || es.run_values.empty()) continue;
-    Overhead o = compare_run_values(es.env, es.run_values, base->run_values, ComparisonWording::overhead);
+    Overhead o = compare_figures(es.env, {es.run_values, es.run_rounds}, {base->run_values, base->run_rounds},
+                                 ComparisonWording::overhead, a.margin);
     std::vector<std::string> requested = requested_by(es.env);
     for (const auto& f : requested_by(a.baseline)) requested.push_back(f);
     o.mismatches = comparison_mismatches(ca, *base, es, requested);
+    DisturbanceRates& d = o.disturbance;
+    d.disturbed = es.disturbed_runs.size();
+    d.assessed = es.runs_assessed;
+    d.baseline_disturbed = base->disturbed_runs.size();
+    d.baseline_assessed = base->runs_assessed;
+    d.p_value = fisher_exact_p(d.disturbed, d.assessed, d.baseline_disturbed, d.baseline_assessed);
+    d.higher = d.p_value < 0.05 && d.disturbed * d.baseline_assessed > d.baseline_disturbed * d.assessed;
     if (stops_comparison(o.mismatches)) {
       if (a.allow_mismatch) o.mismatch_allowed = true;
       else o.compared = false, a.comparable = false;
@@ -229,6 +271,7 @@ Analysis analyze(const ManifestPlan& plan, const std::vector<nlohmann::json>& re
                       "it is still running): the figures cover what was measured so far");
   a.baseline = plan.baseline;
   a.allow_mismatch = plan.allow_mismatch;
+  a.margin = plan.margin;
   a.cases = planned_cases(plan);
   const FoldedLaunches folded = fold_launches(a, records, line_numbers);
   a.launches_found = folded.launch_records;

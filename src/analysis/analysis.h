@@ -12,6 +12,7 @@
 
 #include "analysis/ablation_shares.h"
 #include "analysis/comparability.h"
+#include "analysis/disturbance.h"
 #include "analysis/explanation.h"
 #include "analysis/overhead.h"
 #include "analysis/run_records.h"
@@ -27,6 +28,22 @@ struct EnvironmentStats {
   // Batches within one process are not independent, so confidence intervals
   // are taken over launches, as hyperfine does over runs.
   std::vector<double> run_values;
+  // Parallel to run_values: the round of each, which pairs it with the
+  // baseline's run of the same round (analysis/overhead.h: robust_ratio).
+  std::vector<int> run_rounds;
+  // Runs disturbed from outside (analysis/disturbance.h): kept in
+  // results.jsonl and listed in every report, left out of the statistics.
+  struct DisturbedRun {
+    int round = 0;
+    double value = 0;  // its run value
+    RunDisturbance disturbance;
+  };
+  std::vector<DisturbedRun> disturbed_runs;
+  std::size_t runs_assessed = 0;  // successful runs whose disturbance could be judged
+  // Fewer than half its runs were undisturbed (or fewer than two): setting
+  // the disturbed ones aside would leave too little, so they stay in the
+  // statistics and the reports say so.
+  bool disturbed_kept = false;
   std::vector<double> batch_seconds;   // every measured batch, all rounds
   std::vector<double> warmup_seconds;  // warm-up batches, reported apart
   Summary runs;                        // summary of run_values
@@ -102,6 +119,7 @@ struct Analysis {
   std::optional<AblationPlan> ablation;
   bool comparable = true;          // false if a mismatch nobody asked for stopped a comparison
   bool allow_mismatch = false;     // the run was told to compare anyway
+  double margin = kDefaultEquivalenceMargin;  // of the equivalence verdicts (--margin)
   RunStatus status = RunStatus::unknown;  // the manifest's
   // The manifest's count of launch records against those results.jsonl
   // holds: fewer in the file means part of it was lost after the run

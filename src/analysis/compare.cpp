@@ -44,7 +44,8 @@ Comparison compare_runs(const Analysis& a, const Analysis& b, const std::string&
       row.unit = ca.unit;
       row.a = ea;
       row.b = *eb;
-      row.change = compare_run_values(ea.env, eb->run_values, ea.run_values, ComparisonWording::difference);
+      row.change = compare_figures(ea.env, {eb->run_values, {}}, {ea.run_values, {}},
+                                   ComparisonWording::difference, a.margin);
       // Two runs differ on purpose (that is why they are compared): every
       // difference is shown, none stops the comparison.
       if (ea.fingerprint && eb->fingerprint) row.differences = compare_fingerprints(*ea.fingerprint, *eb->fingerprint);
@@ -57,13 +58,14 @@ Comparison compare_runs(const Analysis& a, const Analysis& b, const std::string&
 }
 
 std::string render_comparison(const Comparison& c) {
-  std::string out = fmt::format("A = {}\nB = {}\nB relative to A, per case and environment (ratio of mean run values; "
-                                "Fieller 95% CI, Welch t-test; + is slower)\n\n",
+  std::string out = fmt::format("A = {}\nB = {}\nB relative to A, per case and environment (B/A: Hodges-Lehmann ratio of run "
+                                "values with the exact Mann-Whitney 95% CI; the means' ratio with Fieller's "
+                                "CI beside it; + is slower)\n\n",
                                 c.run_a, c.run_b);
   out += fmt::format("  {:<26} {:<12} {:>10} {:>10} {:>8}  {}\n", "case", "env", "A mean", "B mean", "B/A", "verdict");
   for (const auto& r : c.rows) {
     out += fmt::format("  {:<26} {:<12} {:>10} {:>10} {:>8.4f}  {}\n", r.case_id, r.env, num(r.a.runs.mean),
-                       num(r.b.runs.mean), r.change.estimate.ratio, r.change.verdict_text);
+                       num(r.b.runs.mean), r.change.robust.ratio, r.change.verdict_text);
     for (const auto& d : r.differences)
       out += fmt::format("      differs: {}: A has {}, B has {}\n", d.field, d.baseline_value, d.other_value);
   }

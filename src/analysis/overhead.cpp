@@ -1,23 +1,81 @@
 #include "analysis/overhead.h"
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
+#include <map>
+#include <vector>
 
 #include <fmt/format.h>
+
+#include "core/shift_estimates.h"
 
 namespace dlcbench {
 namespace {
 
-constexpr double kAlpha = 0.05;
+constexpr double kNoValue = std::numeric_limits<double>::quiet_NaN();
+// (z(0.975) + z(0.80)) / z(0.975): a half-width at 95% in minimum
+// detectable effects at 80% power.
+constexpr double kDetectablePerHalfWidth = (1.959964 + 0.841621) / 1.959964;
+
+bool within(double low, double high, double margin) { return low >= 1 - margin && high <= 1 + margin; }
+
+std::string percent_words(double share) { return fmt::format("{:.0f}%", 100 * share); }
 
 }  // namespace
 
-Verdict judge(const RatioEstimate& r) {
-  if (r.interval == RatioInterval::none) return Verdict::too_few_runs;
-  if (r.interval != RatioInterval::bounded) return Verdict::inconclusive;
-  if (r.test.p_value < kAlpha && (r.ci95_low > 1 || r.ci95_high < 1))
-    return r.ratio > 1 ? Verdict::slower : Verdict::faster;
-  if (r.ci95_low >= 1 - kEquivalenceMargin && r.ci95_high <= 1 + kEquivalenceMargin)
-    return Verdict::no_measurable_overhead;
+bool RobustRatio::bounded() const { return std::isfinite(ci95_low) && std::isfinite(ci95_high); }
+
+double RobustRatio::half_width() const { return bounded() ? (ci95_high - ci95_low) / 2 : kNoValue; }
+
+RobustRatio robust_ratio(RunFigures subject, RunFigures baseline) {
+  const auto usable = [](double x) { return x > 0 && std::isfinite(x); };
+  RobustRatio r;
+  ShiftEstimate s;
+  const bool paired = !subject.rounds.empty() && subject.rounds.size() == subject.values.size() &&
+                      baseline.rounds.size() == baseline.values.size() && !baseline.rounds.empty();
+  if (paired) {
+    std::map<int, double> base_by_round;
+    for (std::size_t i = 0; i < baseline.values.size(); ++i)
+      if (usable(baseline.values[i])) base_by_round[baseline.rounds[i]] = baseline.values[i];
+    std::vector<double> log_ratios;
+    for (std::size_t i = 0; i < subject.values.size(); ++i) {
+      const auto base = base_by_round.find(subject.rounds[i]);
+      if (base != base_by_round.end() && usable(subject.values[i]))
+        log_ratios.push_back(std::log(subject.values[i]) - std::log(base->second));
+    }
+    s = hodges_lehmann_paired(log_ratios);
+    r.paired = true;
+    r.pairs = log_ratios.size();
+  } else {
+    const auto logs = [&](std::span<const double> xs) {
+      std::vector<double> out;
+      for (double x : xs)
+        if (usable(x)) out.push_back(std::log(x));
+      return out;
+    };
+    s = hodges_lehmann_shift(logs(subject.values), logs(baseline.values));
+  }
+  r.ratio = std::exp(s.shift);
+  r.ci95_low = std::exp(s.ci95_low);
+  r.ci95_high = std::exp(s.ci95_high);
+  r.exact = s.exact;
+  return r;
+}
+
+Verdict judge(const RobustRatio& robust, const RatioEstimate& mean, double margin) {
+  if (!robust.bounded()) {
+    // Fewer rounds than the distribution-free interval needs: a difference
+    // the means' interval and Welch's test both show is still named.
+    if (mean.interval == RatioInterval::bounded && mean.test.p_value < 0.05 && (mean.ci95_low > 1 || mean.ci95_high < 1))
+      return mean.ratio > 1 ? Verdict::slower : Verdict::faster;
+    return Verdict::too_few_runs;
+  }
+  if (robust.ci95_low > 1) return Verdict::slower;
+  if (robust.ci95_high < 1) return Verdict::faster;
+  if (within(robust.ci95_low, robust.ci95_high, margin) && mean.interval == RatioInterval::bounded &&
+      within(mean.ci95_low, mean.ci95_high, margin))
+    return Verdict::equivalent;
   return Verdict::inconclusive;
 }
 
@@ -35,6 +93,11 @@ std::string ratio_interval_words(const RatioEstimate& r) {
   return fmt::format("95% CI {:+.1f}% .. {:+.1f}%", 100 * (r.ci95_low - 1), 100 * (r.ci95_high - 1));
 }
 
+std::string robust_interval_words(const RobustRatio& r) {
+  if (!r.bounded()) return r.paired ? "no 95% CI: too few rounds with both" : "no 95% CI: too few runs";
+  return fmt::format("95% CI {:+.1f}% .. {:+.1f}%", 100 * (r.ci95_low - 1), 100 * (r.ci95_high - 1));
+}
+
 std::string added_time_words(const Overhead& o, const std::string& per) {
   const DifferenceEstimate& d = o.added;
   const std::string interval = std::isfinite(d.ci95_low)
@@ -43,24 +106,43 @@ std::string added_time_words(const Overhead& o, const std::string& per) {
   return fmt::format("{:+.1f} ms per {}{}", 1e3 * d.difference, per, interval);
 }
 
-Overhead compare_run_values(const std::string& env, std::span<const double> subject, std::span<const double> baseline,
-                            ComparisonWording wording) {
+void conclude(Overhead& o, ComparisonWording wording) {
+  o.verdict = judge(o.robust, o.estimate, o.margin);
+  o.min_detectable = kDetectablePerHalfWidth * o.robust.half_width();
+  o.not_ruled_out = kNoValue;
+  if (o.robust.bounded() && o.estimate.interval == RatioInterval::bounded)
+    o.not_ruled_out = std::max(o.robust.ci95_high, o.estimate.ci95_high) - 1;
+  const bool mean_above = o.estimate.interval == RatioInterval::bounded && o.estimate.ci95_low > 1;
+  const bool mean_below = o.estimate.interval == RatioInterval::bounded && o.estimate.ci95_high < 1;
+  o.mean_disagrees = o.robust.bounded() && ((mean_above && o.verdict != Verdict::slower) ||
+                                            (mean_below && o.verdict != Verdict::faster));
+  o.verdict_text = verdict_words(o, wording);
+}
+
+Overhead compare_figures(const std::string& env, RunFigures subject, RunFigures baseline, ComparisonWording wording,
+                         double margin) {
   Overhead o;
   o.env = env;
-  o.estimate = ratio_of_means(subject, baseline);
-  o.added = difference_of_means(subject, baseline);
-  o.rank_test = mann_whitney_u(subject, baseline);
-  o.verdict = judge(o.estimate);
-  if (o.estimate.interval == RatioInterval::none) o.runs_needed = 2;
-  // Unbounded: the baseline's mean is too uncertain; reaching zero: the subject's.
-  if (o.estimate.interval == RatioInterval::unbounded) o.runs_needed = runs_to_bound_mean(baseline);
-  if (o.estimate.interval == RatioInterval::reaches_zero) o.runs_needed = runs_to_bound_mean(subject);
-  o.verdict_text = verdict_words(o, wording);
+  o.margin = margin;
+  o.robust = robust_ratio(subject, baseline);
+  o.estimate = ratio_of_means(subject.values, baseline.values);
+  o.added = difference_of_means(subject.values, baseline.values);
+  o.rank_test = mann_whitney_u(subject.values, baseline.values);
+  // Six pairs (or four runs a side) give the first robust interval.
+  if (!o.robust.bounded())
+    o.runs_needed = std::max<std::size_t>({std::size_t{6}, subject.values.size() + 1, baseline.values.size() + 1});
+  // Runs that would bound the mean's interval.
+  if (o.estimate.interval == RatioInterval::unbounded)
+    o.runs_needed = std::max(o.runs_needed, runs_to_bound_mean(baseline.values));
+  if (o.estimate.interval == RatioInterval::reaches_zero)
+    o.runs_needed = std::max(o.runs_needed, runs_to_bound_mean(subject.values));
+  conclude(o, wording);
   return o;
 }
 
 std::string short_verdict_words(const Overhead& o, ComparisonWording wording) {
-  const double change = 100 * std::fabs(o.estimate.ratio - 1);
+  const double change = 100 * std::fabs((o.robust.bounded() ? o.robust.ratio : o.estimate.ratio) - 1);
+  const std::string what = wording == ComparisonWording::overhead ? "overhead" : "difference";
   switch (o.verdict) {
     case Verdict::too_few_runs:
       return "too few runs";
@@ -68,43 +150,56 @@ std::string short_verdict_words(const Overhead& o, ComparisonWording wording) {
       return fmt::format("slower by {:.1f}%", change);
     case Verdict::faster:
       return fmt::format("faster by {:.1f}%", change);
-    case Verdict::no_measurable_overhead:
-      return wording == ComparisonWording::overhead ? "no measurable overhead" : "no measurable difference";
+    case Verdict::equivalent:
+      return fmt::format("no {} above {}", what, percent_words(o.margin));
     case Verdict::inconclusive:
       break;
   }
-  return "inconclusive";
+  return std::isfinite(o.not_ruled_out) ? fmt::format("none measurable, up to {:+.1f}% not ruled out", 100 * o.not_ruled_out)
+                                        : fmt::format("none measurable, none ruled out");
 }
 
 std::string verdict_words(const Overhead& o, ComparisonWording wording) {
-  const RatioEstimate& r = o.estimate;
-  const std::string change = fmt::format("{:+.1f}%", 100 * (r.ratio - 1));
-  const std::string p = std::isfinite(r.test.p_value) ? fmt::format(", p = {:.2g}", r.test.p_value) : "";
-  const std::string more_runs = fmt::format("give --runs {} or more", o.runs_needed);
+  const std::string what = wording == ComparisonWording::overhead ? "overhead" : "difference";
+  const std::string reference = wording == ComparisonWording::overhead ? "the baseline's" : "A's";
+  std::string mean = fmt::format("mean {:+.1f}%, {}", 100 * (o.estimate.ratio - 1), ratio_interval_words(o.estimate));
+  if (o.estimate.interval == RatioInterval::unbounded)
+    mean += fmt::format(": with {} runs {} mean is too uncertain to bound the ratio",
+                        static_cast<long>(o.estimate.ci95_df) + 1, reference);
+  const std::string stalls =
+      o.mean_disagrees
+          ? fmt::format("; the mean says {} by {:.1f}%: a few runs far off the rest carry the difference (see the "
+                        "outliers and disturbed runs)",
+                        o.estimate.ratio > 1 ? "slower" : "faster", 100 * std::fabs(o.estimate.ratio - 1))
+          : "";
   switch (o.verdict) {
     case Verdict::too_few_runs:
-      return fmt::format("{}; too few runs for a confidence interval ({})", change, more_runs);
+      if (o.estimate.interval == RatioInterval::none)
+        return fmt::format("{:+.1f}%; too few runs for a confidence interval (give --runs {} or more)",
+                           100 * (o.robust.ratio - 1), o.runs_needed);
+      return fmt::format("{:+.1f}%; too few runs for the robust interval, and the means' shows no difference ({}) "
+                         "(give --runs {} or more)",
+                         100 * (o.robust.ratio - 1), mean, o.runs_needed);
     case Verdict::slower:
     case Verdict::faster:
-    case Verdict::no_measurable_overhead:
-      return fmt::format("{} ({}{}{})", short_verdict_words(o, wording), ratio_interval_words(r),
-                         o.verdict == Verdict::no_measurable_overhead
-                             ? fmt::format(", within +-{:.0f}%", 100 * kEquivalenceMargin)
-                             : "",
-                         p);
+      if (!o.robust.bounded())
+        return fmt::format("{} ({}, Welch p = {:.2g}; {}: the verdict rests on the means' interval, which assumes "
+                           "normally spread runs; give --runs {} or more)",
+                           short_verdict_words(o, wording), mean, o.estimate.test.p_value,
+                           robust_interval_words(o.robust), o.runs_needed);
+      return fmt::format("{} ({}; {}){}", short_verdict_words(o, wording), robust_interval_words(o.robust), mean,
+                         stalls);
+    case Verdict::equivalent:
+      return fmt::format("no {} above {} (equivalence at 95%: {}; {})", what, percent_words(o.margin),
+                         robust_interval_words(o.robust), mean);
     case Verdict::inconclusive:
       break;
   }
-  const std::string reference = wording == ComparisonWording::overhead ? "the baseline's" : "A's";
-  if (r.interval == RatioInterval::unbounded)
-    return fmt::format("inconclusive: {} ({}: with {} runs {} mean is too uncertain to bound the ratio; {})", change,
-                       ratio_interval_words(r), static_cast<long>(r.ci95_df) + 1, reference, more_runs);
-  if (r.interval == RatioInterval::reaches_zero)
-    return fmt::format("inconclusive: {} ({}{}: too few runs or too noisy to bound it; {})", change,
-                       ratio_interval_words(r), p, more_runs);
-  return fmt::format("inconclusive: {} ({}{}: wider than +-{:.0f}%, so neither {} nor its absence is shown)", change,
-                     ratio_interval_words(r), p, 100 * kEquivalenceMargin,
-                     wording == ComparisonWording::overhead ? "an overhead" : "a difference");
+  const std::string measured = fmt::format("no measurable {}: {:+.1f}% ({}; {})", what, 100 * (o.robust.ratio - 1),
+                                            robust_interval_words(o.robust), mean);
+  if (!std::isfinite(o.not_ruled_out))
+    return fmt::format("{}, but this run cannot bound it (give --runs {} or more){}", measured, o.runs_needed, stalls);
+  return fmt::format("{}, but this run cannot rule out up to {:+.1f}%{}", measured, 100 * o.not_ruled_out, stalls);
 }
 
 }  // namespace dlcbench

@@ -56,6 +56,11 @@ ManifestPlan read_manifest_plan(const Manifest& manifest) {
   const std::string where = "manifest.json: plan.";
   m.baseline = string_field(plan, "baseline", "host", where);
   m.allow_mismatch = bool_field(plan, "allow_mismatch", false, where);
+  if (const auto margin = number_field(plan, "margin", where)) {
+    if (!(*margin > 0 && *margin < 1))
+      throw DataError(fmt::format("manifest.json: plan.margin is {}, not a share between 0 and 1", *margin));
+    m.margin = *margin;
+  }
 
   const auto envs = plan.find("environments");
   if (envs == plan.end() || !envs->is_array())

@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "analysis/overhead.h"
 #include "core/ablation_plan.h"
 #include "core/case_spec.h"
 #include "core/manifest.h"
@@ -36,6 +37,7 @@ struct ManifestPlan {
   std::string baseline = "host";
   std::vector<std::string> environments;  // labels, in the plan's order
   bool allow_mismatch = false;
+  double margin = kDefaultEquivalenceMargin;  // of the equivalence verdicts (--margin)
   std::vector<PlannedCase> cases;
   // As the orchestrator recorded it at plan time (plan.requested_fields); a
   // manifest of an older dlcbench has none, and its reader fills them in

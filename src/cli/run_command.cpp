@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <ctime>
 #include <iostream>
 #include <limits>
@@ -65,8 +66,9 @@ void stop_on_signals() {
   for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGPIPE}) sigaction(sig, &sa, nullptr);
 }
 
-// "2%" -> 0.02, "0.02" -> 0.02.
-double parse_cv_target(const std::string& text) {
+// "2%" -> 0.02, "0.02" -> 0.02, "2" -> 0.02 (as in PTS), for --until-cv,
+// --precision and --margin; `what` says what the option takes.
+double parse_share(const std::string& option, const std::string& text, const std::string& what) {
   std::string number = text;
   const bool percent = !number.empty() && number.back() == '%';
   if (percent) number.pop_back();
@@ -76,12 +78,43 @@ double parse_cv_target(const std::string& text) {
     value = std::stod(number, &used);
     if (used != number.size()) throw std::invalid_argument("trailing text");
   } catch (const std::exception&) {
-    throw UsageError(fmt::format("--until-cv {}: give a coefficient of variation such as 2% or 0.02", text));
+    throw UsageError(fmt::format("{} {}: give {} such as 2% or 0.02", option, text, what));
   }
-  if (percent || value >= 1) value /= 100;  // "2" means 2%, as in PTS
+  if (percent || value >= 1) value /= 100;
   if (!(value > 0 && value < 1))
-    throw UsageError(fmt::format("--until-cv {}: give a coefficient of variation between 0% and 100%", text));
+    throw UsageError(fmt::format("{} {}: give {} between 0% and 100%", option, text, what));
   return value;
+}
+
+// "45m" -> 2700, "2h" -> 7200, "90s" or "90" -> 90, "1h30m" -> 5400.
+double parse_duration(const std::string& option, const std::string& text) {
+  const std::string fix = fmt::format("{} {}: give a duration such as 45m, 2h, 1h30m or 900 (seconds)", option, text);
+  double total = 0;
+  std::size_t at = 0;
+  while (at < text.size()) {
+    std::size_t used = 0;
+    double value = 0;
+    try {
+      value = std::stod(text.substr(at), &used);
+    } catch (const std::exception&) {
+      throw UsageError(fix);
+    }
+    at += used;
+    double unit = 1;
+    if (at < text.size()) {
+      const char u = text[at++];
+      if (u == 'h') unit = 3600;
+      else if (u == 'm') unit = 60;
+      else if (u == 's') unit = 1;
+      else throw UsageError(fix);
+    } else if (total > 0) {
+      throw UsageError(fix);  // "1h30": a number without its unit after another
+    }
+    if (!(value >= 0) || !std::isfinite(value)) throw UsageError(fix);
+    total += value * unit;
+  }
+  if (!(total > 0)) throw UsageError(fix);
+  return total;
 }
 
 // On a terminal, one line rewritten in place; elsewhere nothing (the log
@@ -164,7 +197,11 @@ void print_plan(const Plan& plan) {
       counted(plan.environments.size(), "environment", "environments"),
       counted(static_cast<std::size_t>(plan.runs), "round", "rounds"),
       counted(plan.cases.size() * plan.environments.size() * static_cast<std::size_t>(plan.runs), "launch", "launches"),
-      plan.until_cv > 0 ? fmt::format(" (up to {} rounds with --until-cv)", plan.max_runs) : "");
+      plan.max_runs > plan.runs ? fmt::format(" (up to {} rounds: {})", plan.max_runs,
+                                              plan.precision > 0  ? fmt::format("--precision {:.1f}%", 100 * plan.precision)
+                                              : plan.until_cv > 0 ? fmt::format("--until-cv {:.1f}%", 100 * plan.until_cv)
+                                                                  : std::string("replacing disturbed runs"))
+                                : "");
   std::cout << "cases:\n";
   for (const auto& c : plan.cases)
     std::cout << fmt::format("  {}  (warm-up {}, measured {}, threads {})\n", c.id(), c.warmup, c.iters, c.threads);
@@ -208,8 +245,11 @@ struct RunOptions {
   int starts = 10;
   bool allow_mismatch = false;
   bool keep_images = false;
-  std::string until_cv;  // "2%" or "0.02"; empty: fixed --runs
-  int max_runs = 0;      // 0: 3 x --runs
+  std::string until_cv;   // "2%" or "0.02"; empty: off
+  std::string precision;  // "2%": add rounds until every interval is within +-2%; empty: off
+  std::string margin;     // of the equivalence verdict; empty: 2%
+  std::string max_time;   // "45m": no added round ends after it; empty: no limit
+  int max_runs = 0;       // 0: by the targets given (set_repetition)
   std::string resume;    // a run folder to continue; empty: a new run
   bool dry_run = false;  // check and print the plan, launch nothing
   // `dlcbench explain ENV`: the environment explained and the features to
@@ -453,6 +493,25 @@ void record_first_session(Session& session, const ScheduleResult& outcome) {
                                        : RunStatus::completed;
   m.rounds = outcome.rounds;
   m.round_orders = round_orders(plan.environments.size(), std::max(outcome.rounds, plan.runs), plan.seed);
+  if (outcome.decision) {
+    const RoundDecision& d = *outcome.decision;
+    AddedRounds added;
+    added.added = std::max(0, outcome.rounds - plan.runs);
+    added.disturbed_launches = outcome.disturbed_launches;
+    added.stopped = stop_reason_text(d.stop);
+    added.precision = plan.precision;
+    if (plan.precision > 0 && !std::isnan(d.widest_half_width)) added.widest_half_width = d.widest_half_width;
+    added.widest = d.widest;
+    added.elapsed_seconds = outcome.elapsed_seconds;
+    m.added_rounds = added;
+    if (plan.precision > 0 && d.above_precision)
+      std::cerr << fmt::format("warning: {} after {} rounds: {} of the comparisons' intervals are still wider than "
+                               "--precision {:.1f}% (the widest: {}, {}); allow more rounds or time, or quiet the "
+                               "machine (`dlcbench calibrate` says how many runs it needs)\n",
+                               stop_reason_text(d.stop), outcome.rounds, d.above_precision, 100 * plan.precision,
+                               d.widest, std::isnan(d.widest_half_width) ? std::string("no interval")
+                                                                         : fmt::format("+-{:.1f}%", 100 * d.widest_half_width));
+  }
   if (plan.until_cv > 0) {
     m.until_cv = UntilCvOutcome{plan.until_cv, outcome.final_cv, !outcome.cv_target_missed};
     if (outcome.cv_target_missed)
@@ -622,18 +681,29 @@ PlanRequest plan_request(const RunOptions& o) {
   return request;
 }
 
-// --runs, --until-cv and --max-runs.
+// --runs, and the rounds that may be added after them: replacements for
+// disturbed runs, --precision, --until-cv, within --max-runs and --max-time.
 void set_repetition(const RunOptions& o, Plan& plan) {
   plan.runs = o.runs;
-  if (!o.until_cv.empty()) {
-    plan.until_cv = parse_cv_target(o.until_cv);
-    plan.max_runs = o.max_runs > 0 ? o.max_runs : 3 * o.runs;
-    if (plan.max_runs <= plan.runs)
-      throw UsageError(fmt::format("--max-runs {} must be above --runs {} for --until-cv to add rounds",
-                                   plan.max_runs, plan.runs));
-  } else if (o.max_runs > 0) {
-    throw UsageError("--max-runs limits --until-cv; give --until-cv too, or use --runs for a fixed count");
-  }
+  if (!o.until_cv.empty()) plan.until_cv = parse_share("--until-cv", o.until_cv, "a coefficient of variation");
+  if (!o.precision.empty()) plan.precision = parse_share("--precision", o.precision, "an interval half-width");
+  if (!o.margin.empty()) plan.margin = parse_share("--margin", o.margin, "an equivalence margin");
+  if (!o.max_time.empty()) plan.max_time_seconds = parse_duration("--max-time", o.max_time);
+  // Room for added rounds: with a target, 3 x --runs for --until-cv (as
+  // before) and 10 x for --precision; without, half as many again, for
+  // replacements of disturbed runs.
+  const int room = plan.precision > 0 ? 10 * o.runs : plan.until_cv > 0 ? 3 * o.runs : o.runs + (o.runs + 1) / 2;
+  plan.max_runs = o.max_runs > 0 ? o.max_runs : static_cast<int>(std::min<long>(room, kMaxRuns));
+  if (plan.max_runs < plan.runs)
+    throw UsageError(fmt::format("--max-runs {} is below --runs {}: it counts every round, the planned ones too",
+                                 plan.max_runs, plan.runs));
+  if ((plan.until_cv > 0 || plan.precision > 0) && plan.max_runs == plan.runs)
+    throw UsageError(fmt::format("--max-runs {} equals --runs: {} cannot add a round; give a larger --max-runs",
+                                 plan.max_runs, plan.precision > 0 ? "--precision" : "--until-cv"));
+  if (plan.until_cv > 0)
+    std::cerr << "note: --until-cv stops on the spread of each environment's runs, which on a busy machine may never "
+                 "fall below the target; --precision stops on what the verdict needs, the width of each "
+                 "comparison's interval\n";
 }
 
 // `dlcbench explain ENV`: the baseline, ENV as it is, and its variants.
@@ -791,6 +861,8 @@ Session resume_session(const RunOptions& o, const Plan& plan, Manifest manifest,
   // The rounds the earlier sessions reached, and no more: resuming adds none.
   session.scheduled.runs = state.rounds;
   session.scheduled.until_cv = 0;
+  session.scheduled.precision = 0;
+  session.scheduled.max_runs = 0;
   // The settings every worker got in the earlier sessions, whatever this shell has now.
   for (const auto& [k, v] : m.worker_env) session.worker_env.emplace_back(k, v);
   // Environments found by discovery (no --envs) that cannot run are only noted.
@@ -963,8 +1035,21 @@ void add_control_options(CLI::App* cmd, RunOptions& o) {
   cmd->add_option("--until-cv", o.until_cv,
                   "Add rounds after --runs while a case's coefficient of variation over runs is above this, e.g. 2%")
       ->check(not_empty("a coefficient of variation such as 2% or 0.02"));
-  cmd->add_option("--max-runs", o.max_runs, "Most rounds --until-cv may reach (default: 3 x --runs)")
-      ->check(whole_number_in(2, kMaxRuns));
+  cmd->add_option("--precision", o.precision,
+                  "Add rounds after --runs until every comparison's 95% interval is within +- this, e.g. 2% "
+                  "(or --max-runs or --max-time is reached)")
+      ->check(not_empty("an interval half-width such as 2% or 0.02"));
+  cmd->add_option("--margin", o.margin,
+                  "Equivalence margin: \"no overhead above 2%\" is said only when both intervals lie within +- this "
+                  "(default: 2%)")
+      ->check(not_empty("an equivalence margin such as 2% or 0.02"));
+  cmd->add_option("--max-time", o.max_time,
+                  "Add no round that would end after this much time from the start, e.g. 45m, 2h, 900 (seconds)")
+      ->check(not_empty("a duration such as 45m"));
+  cmd->add_option("--max-runs", o.max_runs,
+                  "Most rounds in all, added ones included (default: 10 x --runs with --precision, 3 x with "
+                  "--until-cv, else 1.5 x: room to replace disturbed runs)")
+      ->check(whole_number_in(1, kMaxRuns));
   cmd->add_flag("--keep-images", o.keep_images,
                 "Keep the worker images dlcbench imports into docker and podman (reused by later runs of this binary)");
   cmd->add_flag("--allow-mismatch", o.allow_mismatch,

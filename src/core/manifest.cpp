@@ -142,6 +142,18 @@ void read_run_fields(const json& j, Manifest& m, const std::string& in) {
                                 json_fields::number_field(*cv, "highest_cv", at).value_or(0),
                                 json_fields::bool_field(*cv, "met", false, at)};
   }
+  if (const json* added = object_field(j, "added_rounds", in)) {
+    const std::string at = in + "added_rounds.";
+    AddedRounds a;
+    a.added = json_fields::int_field(*added, "added", 0, at);
+    a.disturbed_launches = json_fields::int_field(*added, "disturbed_launches", 0, at);
+    a.stopped = string_field(*added, "stopped", "", at);
+    a.precision = json_fields::number_field(*added, "precision", at).value_or(0);
+    a.widest_half_width = json_fields::number_field(*added, "widest_half_width", at);
+    a.widest = string_field(*added, "widest", "", at);
+    a.elapsed_seconds = json_fields::number_field(*added, "elapsed_seconds", at).value_or(0);
+    m.added_rounds = a;
+  }
   if (const json* resumed = array_field(j, "resumed", in))
     for (std::size_t i = 0; i < resumed->size(); ++i)
       m.resumed.push_back(resumed_of((*resumed)[i], fmt::format("{}resumed[{}]", in, i)));
@@ -180,6 +192,16 @@ void to_json(json& j, const Manifest& m) {
   if (m.failed_launches) j["failed_launches"] = *m.failed_launches;
   if (m.until_cv)
     j["until_cv"] = {{"target", m.until_cv->target}, {"highest_cv", m.until_cv->highest_cv}, {"met", m.until_cv->met}};
+  if (m.added_rounds) {
+    const AddedRounds& a = *m.added_rounds;
+    j["added_rounds"] = {{"added", a.added},
+                         {"disturbed_launches", a.disturbed_launches},
+                         {"stopped", a.stopped},
+                         {"precision", a.precision},
+                         {"widest_half_width", a.widest_half_width ? json(*a.widest_half_width) : json(nullptr)},
+                         {"widest", a.widest},
+                         {"elapsed_seconds", a.elapsed_seconds}};
+  }
   if (!m.resumed.empty()) {
     j["resumed"] = json::array();
     for (const auto& s : m.resumed) j["resumed"].push_back(resumed_json(s));

@@ -42,6 +42,18 @@ struct UntilCvOutcome {
   bool met = false;
 };
 
+// How the rounds added after --runs ended (orchestrator/stopping_rule.h),
+// as the first session recorded it.
+struct AddedRounds {
+  int added = 0;                 // rounds measured beyond --runs
+  int disturbed_launches = 0;    // successful launches judged disturbed and set aside
+  std::string stopped;           // "every target met", "--max-runs reached", "--max-time reached"
+  double precision = 0;          // --precision asked for (0: none)
+  std::optional<double> widest_half_width;  // --precision: the widest interval at the end; unset: one had none
+  std::string widest;            // its case and environment
+  double elapsed_seconds = 0;    // the session's measuring time
+};
+
 // Per environment label, what the preflight found against the baseline.
 using PreflightFindings = std::map<std::string, std::vector<Mismatch>>;
 
@@ -83,6 +95,7 @@ struct Manifest {
   std::optional<int> rounds;
   std::optional<std::size_t> launches, failed_launches;
   std::optional<UntilCvOutcome> until_cv;
+  std::optional<AddedRounds> added_rounds;
   std::vector<ResumedSession> resumed;
 
   // The sha256 of the dlcbench binary that started the run; "" if unrecorded.

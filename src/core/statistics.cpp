@@ -317,4 +317,23 @@ MannWhitneyTest mann_whitney_u(std::span<const double> a, std::span<const double
   return r;
 }
 
+double fisher_exact_p(std::size_t a, std::size_t n_a, std::size_t b, std::size_t n_b) {
+  if (n_a == 0 || n_b == 0 || a > n_a || b > n_b) return 1.0;
+  const auto lchoose = [](double n, double k) { return std::lgamma(n + 1) - std::lgamma(k + 1) - std::lgamma(n - k + 1); };
+  const std::size_t hits = a + b;
+  const double na = static_cast<double>(n_a), nb = static_cast<double>(n_b);
+  const double total = lchoose(na + nb, static_cast<double>(hits));
+  // P(the first sample holds x of the hits), hypergeometric.
+  const auto probability = [&](std::size_t x) {
+    return std::exp(lchoose(na, static_cast<double>(x)) + lchoose(nb, static_cast<double>(hits - x)) - total);
+  };
+  const double seen = probability(a);
+  double p = 0;
+  for (std::size_t x = hits > n_b ? hits - n_b : 0; x <= std::min(hits, n_a); ++x) {
+    const double px = probability(x);
+    if (px <= seen * (1 + 1e-7)) p += px;  // the usual relative tolerance for ties (as R's fisher.test)
+  }
+  return std::min(1.0, p);
+}
+
 }  // namespace dlcbench

@@ -129,4 +129,10 @@ struct MannWhitneyTest {
 // equal the ranks carry no information and p = 1 (u = n_a n_b / 2).
 MannWhitneyTest mann_whitney_u(std::span<const double> a, std::span<const double> b);
 
+// Fisher's exact test of a 2 x 2 table: `a` of `n_a` against `b` of `n_b`
+// (e.g. disturbed runs of two environments). Two-sided: the probability,
+// with the margins fixed, of every table no more likely than the one seen.
+// 1 when either sample is empty.
+double fisher_exact_p(std::size_t a, std::size_t n_a, std::size_t b, std::size_t n_b);
+
 }  // namespace dlcbench

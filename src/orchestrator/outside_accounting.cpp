@@ -1,9 +1,11 @@
 #include "orchestrator/outside_accounting.h"
 
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <charconv>
+#include <chrono>
 #include <cmath>
 
 #include "core/memory.h"
@@ -49,6 +51,19 @@ std::string command_name(const outside_fs::path& dir, const std::string& comm) {
   const std::string first = cmdline.substr(0, cmdline.find('\0'));
   if (first.empty()) return comm;
   return outside_fs::path(first).filename().string();
+}
+
+// The orchestrator's own CPU time (user + system, every thread): it reads
+// the worker's lines and writes results.jsonl while the phase runs.
+double own_cpu_seconds() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  const auto seconds = [](const timeval& t) { return static_cast<double>(t.tv_sec) + 1e-6 * static_cast<double>(t.tv_usec); };
+  return seconds(usage.ru_utime) + seconds(usage.ru_stime);
+}
+
+double steady_seconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
 std::map<pid_t, ProcessCpu> by_pid(const std::vector<ProcessCpu>& processes) {
@@ -125,6 +140,9 @@ std::set<pid_t> environment_processes(const std::vector<ProcessCpu>& processes, 
 
 void OutsideAccounting::start() {
   Stopwatch clock;
+  phase_begin_ = steady_seconds();
+  machine_begin_ = parse_proc_stat(read_small_file("/proc/stat"));
+  orchestrator_cpu_begin_ = own_cpu_seconds();
   const auto all = read_processes();
   const auto env = environment_processes(all, getpid(), environment_);
   begin_.clear();
@@ -141,6 +159,9 @@ nlohmann::json OutsideAccounting::finish() const {
     out["unavailable"] = "the worker did not say when its measured phase began";
     return out;
   }
+  const double phase_seconds = steady_seconds() - phase_begin_;
+  const auto machine_end = parse_proc_stat(read_small_file("/proc/stat"));
+  const double orchestrator_cpu = own_cpu_seconds() - orchestrator_cpu_begin_;
   auto all = read_processes();
   keep_names_read_at_start(all, begin_);
   const auto env = environment_processes(all, getpid(), environment_);
@@ -167,6 +188,21 @@ nlohmann::json OutsideAccounting::finish() const {
   out["processes_ended_uncounted"] = ended;
   // /proc counts each process in clock ticks.
   out["tick_seconds"] = 1.0 / static_cast<double>(std::max(1L, sysconf(_SC_CLK_TCK)));
+  const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  if (machine_begin_ && machine_end && cpus > 0) {
+    const double tick = out["tick_seconds"].get<double>();
+    const double busy = static_cast<double>(machine_end->busy - machine_begin_->busy) * tick;
+    out["machine"] = {{"phase_seconds", phase_seconds},
+                      {"cpus", cpus},
+                      {"busy_seconds", busy},
+                      {"steal_seconds", static_cast<double>(machine_end->steal - machine_begin_->steal) * tick},
+                      {"orchestrator_cpu_seconds", orchestrator_cpu},
+                      // Counted in ticks on both sides: it can come out a few
+                      // ticks below zero on a quiet machine.
+                      {"foreign_cpu_seconds", busy - total - orchestrator_cpu}};
+  } else {
+    out["machine_unavailable"] = "/proc/stat has no cpu line here";
+  }
   out["read_seconds"] = read_seconds_ + clock.seconds();
   return out;
 }

@@ -11,11 +11,14 @@
 
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
+
+#include "core/accounting.h"
 
 namespace dlcbench {
 
@@ -58,7 +61,11 @@ class OutsideAccounting {
   // When the worker says its measured phase begins.
   void start();
   // When its accounting line arrives: the "outside" object it gains: the
-  // environment's CPU time, the worker's and the helpers', by command.
+  // environment's CPU time, the worker's and the helpers', by command; and
+  // the machine's, read at the same two moments: its busy and stolen CPU
+  // time, the orchestrator's own, and what is left, the CPU time of
+  // processes that are neither the environment's nor dlcbench's (what
+  // analysis/disturbance.h judges a launch by).
   nlohmann::json finish() const;
   bool started() const { return started_; }
 
@@ -67,6 +74,9 @@ class OutsideAccounting {
   std::map<pid_t, ProcessCpu> begin_;
   double read_seconds_ = 0;
   bool started_ = false;
+  std::optional<MachineCpuTicks> machine_begin_;
+  double orchestrator_cpu_begin_ = 0;
+  double phase_begin_ = 0;  // steady clock, seconds
 };
 
 }  // namespace dlcbench

@@ -143,7 +143,10 @@ void to_json(nlohmann::json& j, const Plan& p) {
   for (const auto& e : p.environments) j["environments"].push_back(e.text);
   j["runs"] = p.runs;
   j["until_cv"] = p.until_cv;
+  j["precision"] = p.precision;
+  j["max_time_seconds"] = p.max_time_seconds;
   j["max_runs"] = p.max_runs;
+  j["margin"] = p.margin;
   j["seed"] = p.seed;
   j["data"] = p.data;
   j["case_timeout_seconds"] = p.case_timeout_seconds;
@@ -199,7 +202,12 @@ Plan plan_from_json(const nlohmann::json& j) {
     };
     p.runs = rounds("runs", true);
     p.until_cv = j.value("until_cv", 0.0);
+    p.precision = j.value("precision", 0.0);
+    p.max_time_seconds = j.value("max_time_seconds", 0.0);
     p.max_runs = rounds("max_runs", false);
+    p.margin = j.value("margin", kDefaultEquivalenceMargin);
+    if (!(p.margin > 0 && p.margin < 1))
+      throw std::runtime_error(fmt::format("the manifest's plan has margin = {}, not a share between 0 and 1", p.margin));
     if (!j.at("seed").is_number_integer())
       throw std::runtime_error("the manifest's plan has a seed that is not a whole number");
     p.seed = j.at("seed").get<std::uint64_t>();

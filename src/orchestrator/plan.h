@@ -20,11 +20,18 @@ struct Plan {
   std::vector<CaseSpec> cases;
   std::vector<EnvironmentRequest> environments;
   int runs = 20;                 // rounds; each runs every case once in every environment
-  // Adaptive repetition (Phoronix Test Suite style): after `runs` rounds, add
-  // rounds while a case's coefficient of variation over runs exceeds
-  // until_cv (a fraction; 0: off), up to max_runs rounds.
+  // Rounds added after `runs` (orchestrator/stopping_rule.h), up to
+  // max_runs rounds in all (at or below runs: none): a replacement for each
+  // disturbed run; while a comparison's robust interval is wider than
+  // +-precision (a share; 0: off); while a case's coefficient of variation
+  // over runs exceeds until_cv (Phoronix Test Suite style; 0: off); none
+  // that would end after max_time_seconds (0: no limit).
   double until_cv = 0;
+  double precision = 0;
+  double max_time_seconds = 0;
   int max_runs = 0;
+  // The equivalence verdicts' margin: "no overhead above 2%".
+  double margin = kDefaultEquivalenceMargin;
   std::uint64_t seed = 1;        // for the environment order in each round
   std::string data = "synthetic";  // "synthetic" or a data folder on the host
   double case_timeout_seconds = 1800;

@@ -28,7 +28,7 @@ bool launch_key_of(const nlohmann::json& r, LaunchKey& key) {
 }  // namespace
 
 int recorded_rounds(const Plan& plan, const std::vector<nlohmann::json>& records) {
-  if (!(plan.until_cv > 0) || plan.max_runs <= plan.runs) return plan.runs;
+  if (plan.max_runs <= plan.runs) return plan.runs;
   int highest = plan.runs;
   for (const auto& r : records) {
     const auto round = r.find("round");

@@ -41,7 +41,7 @@ ResumeState find_missing_launches(const Plan& plan, const std::vector<std::vecto
                                   const std::vector<nlohmann::json>& records);
 
 // The rounds of the plan: recorded "round" records and launch records beyond
-// plan.runs count only for --until-cv runs, up to their --max-runs.
+// plan.runs count only for a plan that could add rounds, up to its --max-runs.
 int recorded_rounds(const Plan& plan, const std::vector<nlohmann::json>& records);
 
 // Why the manifest's run cannot be continued by this binary, or "" when it

@@ -2,16 +2,21 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
+#include <optional>
 #include <map>
 #include <set>
 #include <utility>
 
 #include <fmt/format.h>
 
+#include "analysis/disturbance.h"
+#include "analysis/overhead.h"
 #include "core/process.h"
 #include "core/statistics.h"
 #include "core/timer.h"
 #include "orchestrator/outside_accounting.h"
+#include "orchestrator/stopping_rule.h"
 #include "workloads/micro/micro_workloads.h"
 #include "workloads/registry.h"
 
@@ -40,6 +45,7 @@ struct LaunchOutcome {
   std::string what = "worker";
   std::string instance;  // what cleanup() must remove after a failure
   std::string error;     // the worker's own "error" line: its kind and message
+  std::optional<nlohmann::json> accounting;  // the worker's accounting record, with the outside reading
 };
 
 // A failed launch in words: the worker's own error line where it printed
@@ -91,6 +97,7 @@ LaunchOutcome run_worker(const Plan& plan, const CaseSpec& spec, ScheduledEnviro
     // The helpers' CPU over the same phase, read from outside.
     if (type == "accounting") record["outside"] = outside.finish();
     record = tag(std::move(record), env.label, round, spec);
+    if (type == "accounting") out.accounting = record;
     if (record.value("type", "") == "sample" && record.value("phase", "") == "measured") {
       out.measured.push_back(record.value("seconds", 0.0));
       out.work = record.value("work", 0.0);
@@ -145,30 +152,32 @@ std::string describe_run(const CaseSpec& spec, const LaunchOutcome& launched) {
   return fmt::format("{:.5f} s/batch over {} batches", value, count);
 }
 
-}  // namespace
-
-bool cv_target_met(const std::vector<std::vector<double>>& run_values, double target, double* worst) {
-  bool met = true;
-  double highest = 0;
-  for (const auto& values : run_values) {
-    // Every launch of it failed: more rounds do not make that a figure.
-    if (values.empty()) continue;
-    if (values.size() < 2) {
-      met = false;
-      continue;
-    }
-    const double cv = summarize(values).cv;
-    highest = std::max(highest, cv);
-    if (!(cv <= target)) met = false;
-  }
-  if (worst) *worst = highest;
-  return met;
+// "+-3.1%" for a half-width, "no interval yet" for NaN.
+std::string half_width_words(double half_width) {
+  return std::isnan(half_width) ? "no interval yet" : fmt::format("+-{:.1f}%", 100 * half_width);
 }
+
+// Why a round is added, in one line.
+std::string added_round_words(const Plan& plan, const RoundDecision& d, int round) {
+  std::vector<std::string> why;
+  if (d.short_of_runs)
+    why.push_back(fmt::format("{} with a disturbed run to replace",
+                              d.short_of_runs == 1 ? "1 case x environment" : fmt::format("{} cases x environments", d.short_of_runs)));
+  if (d.above_precision)
+    why.push_back(fmt::format("the widest interval is {} ({}), above --precision {:.1f}%",
+                              half_width_words(d.widest_half_width), d.widest, 100 * plan.precision));
+  if (d.cv_unmet)
+    why.push_back(fmt::format("the highest CV over runs is {:.1f}%, above --until-cv {:.1f}%", 100 * d.highest_cv,
+                              100 * plan.until_cv));
+  return fmt::format("adding round {} (at most {}): {}", round, plan.max_runs, fmt::join(why, "; "));
+}
+
+}  // namespace
 
 ScheduleResult run_schedule(const Plan& plan, std::vector<ScheduledEnvironment>& environments,
                             ResultsWriter& results, const ScheduleOptions& options) {
   ScheduleResult outcome;
-  const bool adaptive = plan.until_cv > 0 && plan.max_runs > plan.runs;
+  const bool adaptive = plan.max_runs > plan.runs;
   const int most_rounds = adaptive ? plan.max_runs : plan.runs;
   const auto orders = round_orders(environments.size(), most_rounds, plan.seed);
   const int per_round = static_cast<int>(plan.cases.size() * environments.size());
@@ -177,8 +186,21 @@ ScheduleResult run_schedule(const Plan& plan, std::vector<ScheduledEnvironment>&
   std::map<int, int> measured_in_round;
   for (const auto& key : options.already_measured) ++measured_in_round[key.round];
   int total = rounds * per_round - static_cast<int>(options.already_measured.size());
-  // Run values by case x environment, for --until-cv.
-  std::vector<std::vector<double>> run_values(plan.cases.size() * environments.size());
+  // What the stopping rule reads, per case and environment.
+  std::vector<std::vector<CellRuns>> cells(plan.cases.size());
+  for (std::size_t c = 0; c < plan.cases.size(); ++c)
+    for (const auto& env : environments)
+      cells[c].push_back({plan.cases[c].id(), env.label, env.label == plan.baseline, env.unavailable.empty(), {}, {}, 0});
+  const StoppingRule rule{plan.runs, plan.max_runs, plan.until_cv, plan.precision, plan.max_time_seconds};
+  // The current half-width of an environment's comparison in a case.
+  auto half_width_of = [&](std::size_t case_index, std::size_t env_index) {
+    for (const auto& base : cells[case_index])
+      if (base.baseline && !base.run_values.empty()) {
+        const CellRuns& cell = cells[case_index][env_index];
+        return robust_ratio({cell.run_values, cell.rounds}, {base.run_values, base.rounds}).half_width();
+      }
+    return std::nan("");
+  };
   // Failed launches in a row by environment and device: a GPU that fails
   // in an environment drops that environment's GPU cases, not its CPU ones.
   std::map<std::pair<std::size_t, std::string>, int> consecutive_failures;
@@ -188,6 +210,7 @@ ScheduleResult run_schedule(const Plan& plan, std::vector<ScheduledEnvironment>&
   };
   Stopwatch clock;
   int done = 0;
+  int first_round = 0;  // the first round this session measures in
   // The launch's place in the whole plan: names its container alike in every session.
   int position = 0;
 
@@ -195,13 +218,17 @@ ScheduleResult run_schedule(const Plan& plan, std::vector<ScheduledEnvironment>&
     outcome.rounds = round;
     nlohmann::json order = nlohmann::json::array();
     for (auto i : orders[static_cast<std::size_t>(round - 1)]) order.push_back(environments[i].label);
-    if (measured_in_round[round] < per_round) results.append({{"type", "round"}, {"round", round}, {"order", order}});
+    if (measured_in_round[round] < per_round) {
+      results.append({{"type", "round"}, {"round", round}, {"order", order}});
+      if (!first_round) first_round = round;
+    }
 
     for (std::size_t case_index = 0; case_index < plan.cases.size(); ++case_index) {
       const CaseSpec& spec = plan.cases[case_index];
       for (auto index : orders[static_cast<std::size_t>(round - 1)]) {
         if (options.cancel && options.cancel->load()) {
           outcome.interrupted = true;
+          outcome.elapsed_seconds = clock.seconds();
           return outcome;
         }
         ScheduledEnvironment& env = environments[index];
@@ -244,16 +271,29 @@ ScheduleResult run_schedule(const Plan& plan, std::vector<ScheduledEnvironment>&
 
         if (result.cancelled) {
           outcome.interrupted = true;
+          outcome.elapsed_seconds = clock.seconds();
           return outcome;
         }
         const double per_launch = clock.seconds() / done;
         int& failures_in_a_row = consecutive_failures[{index, spec.device}];
         if (ok) {
           failures_in_a_row = 0;
-          run_values[case_index * environments.size() + index].push_back(
-              run_value(run_statistic(spec), launched.measured));
-          log(fmt::format("round {}/{}  {}  {:<8} {}  ({}/{}, ETA {})", round, rounds, spec.id(), env.label,
-                          describe_run(spec, launched), done, total, format_eta(per_launch * (total - done))));
+          CellRuns& cell = cells[case_index][index];
+          const RunDisturbance disturbance = assess_disturbance(launched.accounting);
+          std::string note;
+          if (disturbance.disturbed()) {
+            ++cell.disturbed;
+            ++outcome.disturbed_launches;
+            note = fmt::format("  DISTURBED: {}; set aside{}", disturbance.why(),
+                               adaptive ? ", a replacement round follows" : " (--max-runs leaves no room to replace it)");
+          } else {
+            cell.run_values.push_back(run_value(run_statistic(spec), launched.measured));
+            cell.rounds.push_back(round);
+          }
+          if (plan.precision > 0 && !cell.baseline)
+            note += fmt::format("  [{} vs {}]", half_width_words(half_width_of(case_index, index)), plan.baseline);
+          log(fmt::format("round {}/{}  {}  {:<8} {}  ({}/{}, ETA {}){}", round, rounds, spec.id(), env.label,
+                          describe_run(spec, launched), done, total, format_eta(per_launch * (total - done)), note));
         } else {
           ++outcome.failed_launches;
           log(fmt::format("round {}/{}  {}  {:<8} FAILED: {}", round, rounds, spec.id(), env.label,
@@ -264,12 +304,15 @@ ScheduleResult run_schedule(const Plan& plan, std::vector<ScheduledEnvironment>&
                                                 launch_record["cause"].get<std::string>());
             if (spec.device == "gpu") {
               dropped_devices.insert({index, spec.device});
+              for (std::size_t c = 0; c < plan.cases.size(); ++c)
+                if (plan.cases[c].device == spec.device) cells[c][index].live = false;
               const std::string reason = "its GPU cases are left out for the rest of the run: " + why;
               results.append({{"type", "environment_dropped"}, {"env", env.label}, {"device", spec.device},
                               {"reason", reason}});
               log(fmt::format("{}: {}", env.label, reason));
             } else {
               env.unavailable = why;
+              for (auto& per_case : cells) per_case[index].live = false;
               results.append({{"type", "environment_dropped"}, {"env", env.label}, {"reason", env.unavailable}});
               log(fmt::format("dropping environment {} for the rest of the run: {}", env.label, env.unavailable));
             }
@@ -278,23 +321,19 @@ ScheduleResult run_schedule(const Plan& plan, std::vector<ScheduledEnvironment>&
       }
     }
     if (adaptive && round == rounds) {
-      // Only environments still running count: a dropped one cannot improve.
-      std::vector<std::vector<double>> live;
-      for (std::size_t c = 0; c < plan.cases.size(); ++c)
-        for (std::size_t e = 0; e < environments.size(); ++e)
-          if (environments[e].unavailable.empty() && !dropped_devices.count({e, plan.cases[c].device}))
-            live.push_back(run_values[c * environments.size() + e]);
-      const bool met = cv_target_met(live, plan.until_cv, &outcome.final_cv);
-      if (!met && rounds < plan.max_runs) {
+      const double round_seconds = clock.seconds() / std::max(1, round - std::max(first_round, 1) + 1);
+      const RoundDecision d = decide_after_round(rule, rounds, clock.seconds(), round_seconds, cells);
+      outcome.decision = d;
+      outcome.final_cv = d.highest_cv;
+      outcome.cv_target_missed = d.cv_unmet && !d.add_round;
+      if (d.add_round) {
         ++rounds;
         total += per_round;
-        log(fmt::format("--until-cv {:.1f}%: the highest CV over runs is {:.1f}%; adding round {} (at most {})",
-                        100 * plan.until_cv, 100 * outcome.final_cv, rounds, plan.max_runs));
-      } else {
-        outcome.cv_target_missed = !met;
+        log(added_round_words(plan, d, rounds));
       }
     }
   }
+  outcome.elapsed_seconds = clock.seconds();
   return outcome;
 }
 

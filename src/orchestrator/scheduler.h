@@ -7,6 +7,7 @@
 #include <atomic>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <utility>
@@ -14,6 +15,7 @@
 
 #include "core/results_file.h"
 #include "orchestrator/plan.h"
+#include "orchestrator/stopping_rule.h"
 #include "runtimes/environment.h"
 
 namespace dlcbench {
@@ -25,7 +27,7 @@ struct ScheduledEnvironment {
 };
 
 struct Progress {
-  int round = 0, rounds = 0;  // rounds may grow with --until-cv
+  int round = 0, rounds = 0;  // rounds may grow (replacements, --precision, --until-cv)
   std::string case_id, env;
   int done = 0, total = 0;    // launches finished, launches planned
   double eta_seconds = -1;    // -1 until one launch has finished
@@ -51,17 +53,17 @@ struct ScheduleResult {
   bool interrupted = false;
   int launches = 0;
   int failed_launches = 0;
-  int rounds = 0;  // rounds started (more than plan.runs with --until-cv)
+  int rounds = 0;  // rounds started (more than plan.runs when rounds were added)
+  int disturbed_launches = 0;  // successful launches judged disturbed, set aside
+  double elapsed_seconds = 0;  // measuring, in this session
+  // The stopping rule's last word (when the plan allows added rounds): why
+  // it stopped, and where --precision and --until-cv stood.
+  std::optional<RoundDecision> decision;
   // With --until-cv: the largest CV over cases and environments at the end,
   // and whether the limit of rounds stopped the run before every CV was met.
   double final_cv = 0;
   bool cv_target_missed = false;
 };
-
-// The coefficient of variation of each case x environment's run values is at
-// most `target` (one value counts as not yet met; none, every launch failed,
-// is left out: more rounds would not make it a figure).
-bool cv_target_met(const std::vector<std::vector<double>>& run_values, double target, double* worst);
 
 ScheduleResult run_schedule(const Plan& plan, std::vector<ScheduledEnvironment>& environments,
                             ResultsWriter& results, const ScheduleOptions& options);

@@ -48,6 +48,7 @@ std::string console_comparisons(const CaseSection& s) {
     for (const auto& d : l.details) out += fmt::format("  {}\n", d);
   }
   for (const auto& f : s.failures) out += fmt::format("  {}\n", f);
+  for (const auto& d : s.disturbances) out += fmt::format("  {}\n", d);
   return out;
 }
 
@@ -61,7 +62,7 @@ std::string console_summary(const SummarySection& s, const std::string& baseline
                         "percent (+ is slower)",
                         baseline)
           : fmt::format("s/batch (mean of runs), and vs {} in percent", baseline);
-  return fmt::format("\nSummary: {}; * = significant (95% CI excludes 1, Welch p < 0.05)\n", what) +
+  return fmt::format("\nSummary: {}; * = significant (the verdict's 95% CI excludes 1)\n", what) +
          console_table(s.console);
 }
 

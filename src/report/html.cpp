@@ -136,10 +136,10 @@ std::string html_overhead_charts(const Analysis& analysis) {
     if (chart.empty()) continue;
     any_overhead = true;
     out += fmt::format(
-        "<figure>\n{}<figcaption>{}: each environment's mean {}over the baseline's, with Fieller's 95% "
-        "confidence interval; a line wholly within 0.95 .. 1.05 shows no measurable overhead, one that crosses "
-        "1.0 and reaches beyond is inconclusive. Hover a mark for "
-        "its figures.</figcaption>\n</figure>\n",
+        "<figure>\n{}<figcaption>{}: each environment's time {}over the baseline's (Hodges-Lehmann over "
+        "rounds of the ratio of run values), with its 95% confidence interval, on which the verdict is taken; a line that "
+        "excludes 1.0 is significant, one that crosses it is not (equivalence also needs the mean's interval, in "
+        "the tooltip, within the margin). Hover a mark for its figures.</figcaption>\n</figure>\n",
         chart,
         kind == CaseKind::startup ? "Container start-up"
         : kind == CaseKind::micro ? "Micro-benchmarks"
@@ -209,9 +209,10 @@ std::string html_case_details(const CaseSection& s, std::size_t index) {
     for (const auto& l : s.ablation_lines) out += fmt::format("<li>{}</li>\n", html_escape(l));
     out += fmt::format("<li><strong>{}</strong></li>\n</ul>\n", html_escape(s.ablation_outcome));
   }
-  if (!s.failures.empty()) {
+  if (!s.failures.empty() || !s.disturbances.empty()) {
     out += "<ul class=\"failures\">\n";
     for (const auto& f : s.failures) out += fmt::format("<li>{}</li>\n", html_escape(f));
+    for (const auto& d : s.disturbances) out += fmt::format("<li>{}</li>\n", html_escape(d));
     out += "</ul>\n";
   }
   return out + "</section>\n";

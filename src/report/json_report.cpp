@@ -20,6 +20,8 @@ json numbers(const std::vector<double>& xs) {
 }
 
 json percent(double ratio) { return number(100 * (ratio - 1)); }
+// A share as percentage points: 0.021 -> 2.1.
+json percent_points(double share) { return number(100 * share); }
 
 json summary_json(const Summary& s) {
   return {{"n", s.n},
@@ -50,6 +52,18 @@ json env_json(const EnvironmentStats& e) {
   j["runs_box"] = box_json(e.run_values, e.outlier_runs);
   j["batches"] = summary_json(e.batches);
   j["run_values"] = numbers(e.run_values);
+  j["run_rounds"] = e.run_rounds;
+  j["disturbed_runs"] = json::array();
+  for (const auto& d : e.disturbed_runs) {
+    json reasons = json::array();
+    for (const auto& r : d.disturbance.readings)
+      reasons.push_back({{"kind", disturbance_key(r.kind)}, {"share", number(r.share)}, {"limit", number(r.limit)},
+                         {"over", r.share > r.limit}});
+    j["disturbed_runs"].push_back({{"round", d.round}, {"run_value", number(d.value)}, {"readings", reasons},
+                                   {"why", d.disturbance.why()}});
+  }
+  j["runs_assessed_for_disturbance"] = e.runs_assessed;
+  j["disturbed_kept"] = e.disturbed_kept;
   j["outlier_runs"] = e.outlier_runs;
   j["outliers_assessed"] = e.outliers_assessed;
   j["batch_seconds"] = numbers(e.batch_seconds);
@@ -100,7 +114,7 @@ const char* verdict_name(Verdict v) {
     case Verdict::too_few_runs: return "too few runs";
     case Verdict::slower: return "slower";
     case Verdict::faster: return "faster";
-    case Verdict::no_measurable_overhead: return "no measurable overhead";
+    case Verdict::equivalent: return "equivalent";
     case Verdict::inconclusive: return "inconclusive";
   }
   return "";
@@ -126,6 +140,32 @@ json overhead_json(const Overhead& o) {
   j["verdict"] = o.verdict_text;
   j["judgement"] = verdict_name(o.verdict);
   j["significant"] = is_significant(o.verdict);
+  // The verdict's estimate; the fields above are the mean's, shown beside it.
+  j["robust"] = {{"estimand", o.robust.paired ? "Hodges-Lehmann ratio of run values, paired by round (Wilcoxon "
+                                                "signed-rank interval)"
+                                              : "Hodges-Lehmann ratio of run values, two samples (Mann-Whitney "
+                                                "interval)"},
+                 {"paired", o.robust.paired},
+                 {"pairs", o.robust.pairs},
+                  {"ratio", number(o.robust.ratio)},
+                  {"ci95_low", number(o.robust.ci95_low)},
+                  {"ci95_high", number(o.robust.ci95_high)},
+                  {"percent", percent(o.robust.ratio)},
+                  {"percent_ci95_low", percent(o.robust.ci95_low)},
+                  {"percent_ci95_high", percent(o.robust.ci95_high)},
+                  {"half_width_percent", percent_points(o.robust.half_width())},
+                  {"exact", o.robust.exact},
+                 {"mann_whitney_p_value", number(o.rank_test.p_value)}};
+  j["margin_percent"] = 100 * o.margin;
+  j["min_detectable_percent"] = percent_points(o.min_detectable);
+  j["not_ruled_out_percent"] = percent_points(o.not_ruled_out);
+  j["mean_disagrees"] = o.mean_disagrees;
+  j["disturbance"] = {{"disturbed", o.disturbance.disturbed},
+                      {"assessed", o.disturbance.assessed},
+                      {"baseline_disturbed", o.disturbance.baseline_disturbed},
+                      {"baseline_assessed", o.disturbance.baseline_assessed},
+                      {"fisher_p_value", number(o.disturbance.p_value)},
+                      {"higher_than_baseline", o.disturbance.higher}};
   if (o.runs_needed) j["runs_needed"] = o.runs_needed;
   j["added_seconds"] = number(o.added.difference);
   j["added_seconds_ci95_low"] = number(o.added.ci95_low);

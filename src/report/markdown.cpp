@@ -99,7 +99,7 @@ std::string md_header(const Report& report) {
 std::string md_case_details(const CaseSection& s) {
   std::string out = fmt::format("\n### {}\n\n{}\n\n", md_escape(s.analysis->case_id), md_escape(s.caption));
   md_table(out, s.detail);
-  if (!s.comparisons.empty() || !s.failures.empty()) out += "\n";
+  if (!s.comparisons.empty() || !s.failures.empty() || !s.disturbances.empty()) out += "\n";
   for (const auto& l : s.comparisons) {
     out += fmt::format("- {}\n", md_escape(l.headline));
     if (!l.explanation.empty()) out += fmt::format("  - **{}**\n", md_escape(l.explanation));
@@ -119,6 +119,7 @@ std::string md_case_details(const CaseSection& s) {
     out += fmt::format("- **{}**\n", md_escape(s.ablation_outcome));
   }
   for (const auto& f : s.failures) out += fmt::format("- {}\n", md_escape(f));
+  for (const auto& d : s.disturbances) out += fmt::format("- {}\n", md_escape(d));
   return out;
 }
 

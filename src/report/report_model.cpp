@@ -42,10 +42,16 @@ std::string command_line(const Manifest& manifest) {
 std::string comparison_headline(const CaseAnalysis& c, const Overhead& o, const std::string& baseline) {
   if (!o.compared)
     return fmt::format("{} vs {}: NOT COMPARED, the environments did not run like for like:", o.env, baseline);
-  const std::string ratio = std::isfinite(o.estimate.ratio) ? fmt::format("{:.4f}", o.estimate.ratio) : "n/a";
-  return fmt::format("{} vs {}: {}{} {}, {}  [Fieller CI, Welch t-test; Mann-Whitney p = {}]{}", o.env, baseline,
-                     c.startup ? added_time_words(o, "start") + ", " : "", ratio_label(c), ratio, o.verdict_text,
-                     std::isfinite(o.rank_test.p_value) ? fmt::format("{:.2g}", o.rank_test.p_value) : "n/a",
+  const std::string ratio = std::isfinite(o.robust.ratio) ? fmt::format("{:.4f}", o.robust.ratio) : "n/a";
+  return fmt::format("{} vs {}: {}{} {}, {}  [{}{}; mean: Fieller CI, Welch p = {}]{}",
+                     o.env, baseline, c.startup ? added_time_words(o, "start") + ", " : "", ratio_label(c), ratio,
+                     o.verdict_text,
+                     o.robust.paired ? fmt::format("Hodges-Lehmann over {} paired rounds, signed-rank CI", o.robust.pairs)
+                                     : std::string("Hodges-Lehmann, Mann-Whitney CI"),
+                     std::isfinite(o.min_detectable) ? fmt::format(", smallest overhead it would detect 4 times in 5: "
+                                                                   "{:.1f}%", 100 * o.min_detectable)
+                                                     : "",
+                     std::isfinite(o.estimate.test.p_value) ? fmt::format("{:.2g}", o.estimate.test.p_value) : "n/a",
                      o.mismatch_allowed ? "  MISMATCH ALLOWED: not like for like (--allow-mismatch)" : "");
 }
 
@@ -58,6 +64,7 @@ CaseSection case_section(const Analysis& analysis, const CaseAnalysis& c) {
   s.console = console_case_table(c);
   s.comparisons = comparison_lines(c, analysis.baseline);
   s.failures = failure_lines(c);
+  s.disturbances = disturbance_lines(c, analysis.baseline);
   s.counters = counters_table(c, analysis.baseline);
   if (!s.counters.rows.empty()) {
     s.counters_caption = fmt::format(
@@ -118,8 +125,9 @@ std::string summary_caption(CaseKind kind) {
     case CaseKind::micro:
       return "Each case in its own figure with its 95% CI per environment (GFLOP/s, GB/s, MB/s: the work over the "
              "mean time per operation, higher is better; ms: lower is better). Intervals, overheads and tests are "
-             "computed on seconds per operation, so the overhead is the change of the mean time per operation "
-             "against the baseline: + is slower, a lower rate or a longer latency.";
+             "computed on seconds per operation, so the overhead is the change of the time per operation "
+             "against the baseline (Hodges-Lehmann over rounds, the mean's change beside it): + is slower, a lower "
+             "rate or a longer latency.";
     case CaseKind::startup:
       return "Apart from training: a static program that exits at once, timed from the orchestrator; each run is "
              "the median of its starts. Each environment's start against the baseline's: the milliseconds it adds "
@@ -127,9 +135,10 @@ std::string summary_caption(CaseKind kind) {
     case CaseKind::training:
       break;
   }
-  return "Mean seconds per batch with its 95% CI per environment; overhead = change of the mean against the baseline. "
-         "No measurable overhead is claimed only where the whole interval lies within +-5%; a wider interval is "
-         "inconclusive.";
+  return "Mean seconds per batch with its 95% CI per environment. Overhead: the typical change of a round's run "
+         "against the baseline's run of the same round (Hodges-Lehmann, exact signed-rank 95% CI), which the verdict "
+         "is taken on, then the change of the means (Fieller's 95% CI). \"No overhead above M\" only where both "
+         "intervals lie within +-M (--margin); otherwise what the run cannot rule out is said.";
 }
 
 std::string run_value_words(const CaseAnalysis& c) {
@@ -184,6 +193,32 @@ std::vector<std::string> failure_lines(const CaseAnalysis& c) {
   return out;
 }
 
+std::vector<std::string> disturbance_lines(const CaseAnalysis& c, const std::string& baseline) {
+  std::vector<std::string> out;
+  for (const auto& e : c.envs) {
+    if (e.disturbed_runs.empty()) continue;
+    std::vector<std::string> runs;
+    for (const auto& d : e.disturbed_runs) runs.push_back(fmt::format("round {} ({})", d.round, d.disturbance.why()));
+    const std::size_t total = e.run_values.size() + (e.disturbed_kept ? 0 : e.disturbed_runs.size());
+    out.push_back(fmt::format(
+        "{}: {} of {} runs disturbed from outside, {}: {}", e.env, e.disturbed_runs.size(), total,
+        e.disturbed_kept ? "KEPT in the statistics, since setting them aside would leave too few (quiet the machine "
+                           "and run again)"
+                         : "set aside (kept in results.jsonl)",
+        fmt::join(runs, "; ")));
+  }
+  for (const auto& o : c.overheads) {
+    const DisturbanceRates& d = o.disturbance;
+    if (!d.higher) continue;
+    out.push_back(fmt::format(
+        "{} was disturbed more often than {}: {} of {} runs against {} of {} (Fisher p = {:.2g}). Its own processes "
+        "are not counted as disturbance, so something outside them was busy while it ran (kernel threads working "
+        "for it, a daemon it wakes): part of its cost the figures above leave out",
+        o.env, baseline, d.disturbed, d.assessed, d.baseline_disturbed, d.baseline_assessed, d.p_value));
+  }
+  return out;
+}
+
 std::vector<std::pair<std::string, std::string>> run_facts(const Analysis& analysis, const Manifest& manifest) {
   std::vector<std::pair<std::string, std::string>> facts = {
       {"Run", or_unknown(manifest.run_id)},
@@ -193,6 +228,19 @@ std::vector<std::pair<std::string, std::string>> run_facts(const Analysis& analy
       {"Command", command_line(manifest)},
       {"Baseline", analysis.baseline.empty() ? "?" : analysis.baseline},
       {"Methods", kReportMethods}};
+  if (manifest.added_rounds) {
+    const AddedRounds& a = *manifest.added_rounds;
+    std::string precision;
+    if (a.precision > 0)
+      precision = fmt::format("; --precision +-{:.1f}% {} (widest interval: {}{})", 100 * a.precision,
+                              a.widest_half_width && *a.widest_half_width <= a.precision ? "reached" : "NOT reached",
+                              a.widest_half_width ? fmt::format("+-{:.1f}%", 100 * *a.widest_half_width) : "none yet",
+                              a.widest.empty() ? "" : ", " + a.widest);
+    facts.emplace_back("Added rounds", fmt::format("{} after --runs ({} disturbed launches replaced){}; stopped: {}, "
+                                                   "after {:.0f} min",
+                                                   a.added, a.disturbed_launches, precision, a.stopped,
+                                                   a.elapsed_seconds / 60));
+  }
   if (analysis.ablation) {
     std::vector<std::string> variants;
     for (const auto& v : analysis.ablation->variants)

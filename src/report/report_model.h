@@ -110,8 +110,11 @@ Table ablation_table(const CaseAnalysis& c);
 
 // The methods behind every interval and p-value in the reports.
 inline constexpr const char* kReportMethods =
-    "Fieller 95% CI of the ratio of means; Welch's t-test (verdict); Mann-Whitney U test (shown beside it); outlier "
-    "runs flagged by modified z-score > 3.5 on the MAD (not assessed below 5 runs), never dropped";
+    "verdict: Hodges-Lehmann ratio of run values paired by round, with the exact Wilcoxon signed-rank 95% CI, "
+    "significant when it excludes 1; beside it the ratio of means with Fieller's 95% CI and "
+    "Welch's t-test; \"no overhead above M\" only when both intervals lie within +-M; runs disturbed from outside "
+    "(other processes' CPU or steal above 2% of the machine's) set aside and replaced; outlier runs flagged by "
+    "modified z-score > 3.5 on the MAD (not assessed below 5 runs), never dropped";
 
 // The one rule that flags outlier runs, in every table and chart.
 inline constexpr const char* kOutlierRule =
@@ -155,6 +158,11 @@ struct ComparisonLines {
 std::vector<ComparisonLines> comparison_lines(const CaseAnalysis& c, const std::string& baseline);
 // "docker failed, round 3: worker killed by signal 9 (Killed)", one per failed launch.
 std::vector<std::string> failure_lines(const CaseAnalysis& c);
+// "docker: 2 of 22 runs disturbed from outside, set aside: round 6 (other
+// processes used 4.5% of the machine's CPU, limit 2%), ...", one per
+// environment with any, then one per environment disturbed significantly
+// more often than the baseline.
+std::vector<std::string> disturbance_lines(const CaseAnalysis& c, const std::string& baseline);
 
 // ---- The run's facts -------------------------------------------------------------
 
@@ -187,6 +195,9 @@ struct CaseSection {
   Table console;  // the console's table: detail for a micro-benchmark
   std::vector<ComparisonLines> comparisons;
   std::vector<std::string> failures;
+  // Runs disturbed from outside, per environment and why, and an
+  // environment disturbed more often than the baseline (a finding).
+  std::vector<std::string> disturbances;
   // The counters behind the explanations (no rows: none recorded), with
   // the reasons for the counters one side could not measure.
   std::string counters_caption;

@@ -513,6 +513,17 @@ struct RatioAxis {
   bool log = false;
 };
 
+// What the overhead chart draws for a comparison: the verdict's estimate,
+// the robust ratio with its interval (the mean's is in the tooltip).
+RatioEstimate plotted(const Overhead& o) {
+  RatioEstimate e;
+  e.ratio = o.robust.ratio;
+  e.ci95_low = o.robust.ci95_low;
+  e.ci95_high = o.robust.ci95_high;
+  e.interval = o.robust.bounded() ? RatioInterval::bounded : RatioInterval::none;
+  return e;
+}
+
 // The axis spans 1.0 and every ratio; intervals widen it, but only up to
 // twice that span on either side, so one very wide interval (few runs, a
 // noisy baseline) cannot squash the rest. An interval cut there ends in an
@@ -520,8 +531,8 @@ struct RatioAxis {
 RatioAxis ratio_axis(const std::vector<RatioRow>& rows, CaseKind kind) {
   double r_lo = 1, r_hi = 1;
   for (const auto& r : rows)
-    if (r.o->compared && std::isfinite(r.o->estimate.ratio) && r.o->estimate.ratio > 0)
-      r_lo = std::min(r_lo, r.o->estimate.ratio), r_hi = std::max(r_hi, r.o->estimate.ratio);
+    if (r.o->compared && std::isfinite(r.o->robust.ratio) && r.o->robust.ratio > 0)
+      r_lo = std::min(r_lo, r.o->robust.ratio), r_hi = std::max(r_hi, r.o->robust.ratio);
   RatioAxis axis;
   // Start-up and I/O can differ many times over between environments:
   // a log axis keeps every ratio readable there.
@@ -532,8 +543,8 @@ RatioAxis ratio_axis(const std::vector<RatioRow>& rows, CaseKind kind) {
   const double reach = std::max(core_hi - core_lo, log ? 0.3 : 0.05) * (log ? 1 : 2);
   double a_lo = core_lo, a_hi = core_hi;
   for (const auto& r : rows) {
-    if (!r.o->compared || !std::isfinite(r.o->estimate.ratio)) continue;
-    const RatioEstimate& e = r.o->estimate;
+    if (!r.o->compared || !std::isfinite(r.o->robust.ratio)) continue;
+    const RatioEstimate e = plotted(*r.o);
     if (std::isnan(e.ci95_low) || std::isnan(e.ci95_high)) continue;
     // (On a log axis an end at or below 0 does not widen it: it has no place there.)
     if (const double t = to_axis(e.ci95_low); std::isfinite(t)) a_lo = std::min(a_lo, std::max(t, core_lo - reach));
@@ -605,7 +616,7 @@ void draw_ratio_frame(std::string& out, const RatioRows& r, const RatioAxis& axi
                      px(l.left + l.plot_w / 2), px(l.plot_bottom + 38), html_escape(axis_title));
   out += "</g>\n";
   out += fmt::format(
-      "<g class=\"reference\"><title>1.0: the same mean as {0}, no overhead</title>"
+      "<g class=\"reference\"><title>1.0: the same time as {0}, no overhead</title>"
       "<line x1=\"{1}\" y1=\"{2}\" x2=\"{1}\" y2=\"{3}\" stroke=\"{4}\" stroke-width=\"1.5\" "
       "stroke-dasharray=\"5 3\"/><text x=\"{1}\" y=\"{5}\" text-anchor=\"middle\" font-size=\"11\">"
       "1.0 = no overhead</text></g>\n",
@@ -629,7 +640,7 @@ std::string ratio_interval_path(const RatioEstimate& e, const Scale& x, double c
 void draw_ratio_row(std::string& out, const RatioRow& r, double cy, double left, const Scale& x,
                     const std::string& baseline) {
   const Overhead& o = *r.o;
-  const RatioEstimate& e = o.estimate;
+  const RatioEstimate e = plotted(o);
   out += fmt::format(
       "<text class=\"row-label\" x=\"{}\" y=\"{}\" text-anchor=\"end\" dominant-baseline=\"middle\">"
       "<title>{}</title>{}</text>",
@@ -651,7 +662,7 @@ void draw_ratio_row(std::string& out, const RatioRow& r, double cy, double left,
   }
   const std::string tip = fmt::format(
       "{}, {} vs {}: {} {:.4f} ({}), {}; {}{}", r.c->case_id, o.env, baseline, ratio_label(*r.c), e.ratio,
-      format_percent_change(e.ratio), ratio_interval_words(e), o.verdict_text,
+      format_percent_change(e.ratio), robust_interval_words(o.robust), o.verdict_text,
       o.mismatch_allowed ? "; MISMATCH ALLOWED: not like for like (--allow-mismatch)" : "");
   out += fmt::format("<g class=\"mark ratio{}\" data-env=\"{}\"><title>{}</title>",
                      o.mismatch_allowed ? " mismatch-allowed" : "", html_escape(o.env), html_escape(tip));
@@ -675,7 +686,7 @@ void draw_ratio_legend(std::string& out, const RatioRows& r, const RatioLayout& 
                        px(lx + 22), px(ly), html_escape(env), html_escape(shorten(env, 40)));
   }
   out += fmt::format(
-      "<text x=\"{0}\" y=\"{1}\" font-size=\"11\">point: ratio of the means; line: its 95% CI; "
+      "<text x=\"{0}\" y=\"{1}\" font-size=\"11\">point: the verdict's ratio; line: its 95% CI; "
       "arrow: the interval goes on beyond the axis</text>\n<text x=\"{0}\" y=\"{2}\" font-size=\"11\">"
       "hollow marker, dashed line: MISMATCH ALLOWED (not like for like)</text>\n",
       px(l.left), px(l.legend_note_y), px(l.legend_note_y + 14));
@@ -691,18 +702,19 @@ std::string svg_overhead_chart(const Analysis& analysis, CaseKind kind, const st
   const RatioLayout l = ratio_layout(r);
   const Scale x{axis.lo, axis.hi, l.left, l.left + l.plot_w, axis.log};
   const bool micro = kind == CaseKind::micro;
-  const std::string compared = micro ? "mean times per operation" : "means";
+  const std::string compared = micro ? "times per operation" : "times";
   std::string out = svg_open(
       kind == CaseKind::training ? std::string("overhead") : fmt::format("overhead {}", kind_slug(kind)), id, l.width,
       l.height,
-      fmt::format("{}: ratio of {} against {} with its 95% CI (Fieller); 1.0 is no overhead",
+      fmt::format("{}: ratio of {} against {} with its 95% CI (Hodges-Lehmann over rounds, the verdict's); 1.0 is "
+                  "no overhead",
                   kind == CaseKind::startup ? "Container start-up"
                   : micro                   ? "Micro-benchmarks"
                                             : "Training",
                   compared, analysis.baseline));
   draw_ratio_frame(out, r, axis, l, x,
                    fmt::format("ratio of {}, environment / {}{}: right of 1.0 is slower",
-                               micro ? "mean time per operation" : "means", analysis.baseline,
+                               micro ? "time per operation" : "times", analysis.baseline,
                                axis.log ? " (log scale)" : ""),
                    analysis.baseline);
   out += "<g class=\"marks\">\n";

@@ -343,68 +343,112 @@ TEST(NullExperiment, FalseAlarmRateIsTheTestsFivePercent) {
   EXPECT_LE(alarms, 129);
 }
 
-// A comparison with the given interval, as compare_run_values words it.
-Overhead judged(double ratio, double low, double high, RatioInterval interval, double p,
+// A comparison with the given robust interval and mean's interval, as
+// compare_figures concludes it.
+Overhead judged(double robust_low, double robust_high, double mean_ratio, double mean_low, double mean_high,
+                RatioInterval interval = RatioInterval::bounded,
                 ComparisonWording wording = ComparisonWording::overhead) {
   Overhead o;
-  o.estimate = {ratio, low, high, 4, interval, {1, 10, p}};
-  o.verdict = judge(o.estimate);
-  o.runs_needed = 7;
-  o.verdict_text = verdict_words(o, wording);
+  o.robust = {std::sqrt(robust_low * robust_high), robust_low, robust_high, true, 20, true};
+  o.estimate = {mean_ratio, mean_low, mean_high, 4, interval, {1, 10, 0.5}};
+  o.runs_needed = interval == RatioInterval::bounded ? 0 : 7;
+  conclude(o, wording);
   return o;
 }
 
-TEST(Verdict, SaysWhatTheIntervalShows) {
-  const auto b = RatioInterval::bounded;
-  EXPECT_THAT(judged(1.05, 1.03, 1.07, b, 0.001).verdict_text, HasSubstr("slower by 5.0% (95% CI +3.0% .. +7.0%"));
-  EXPECT_THAT(judged(0.9, 0.85, 0.95, b, 0.001).verdict_text, HasSubstr("faster by 10.0%"));
-  const Overhead none = judged(1.01, 0.98, 1.04, b, 0.6);
-  EXPECT_EQ(none.verdict, Verdict::no_measurable_overhead);
-  EXPECT_THAT(none.verdict_text, HasSubstr("no measurable overhead (95% CI -2.0% .. +4.0%, within +-5%"));
-  EXPECT_EQ(judged(1.01, 0.98, 1.04, b, 0.6, ComparisonWording::difference).verdict_text.rfind(
-                "no measurable difference", 0),
-            0u);
-  const Overhead few = judged(1.01, NAN, NAN, RatioInterval::none, NAN);
-  EXPECT_EQ(few.verdict, Verdict::too_few_runs);
-  EXPECT_THAT(few.verdict_text, HasSubstr("too few runs"));
+TEST(Verdict, SignificanceComesFromTheRobustInterval) {
+  const Overhead slower = judged(1.03, 1.07, 1.05, 1.02, 1.08);
+  EXPECT_EQ(slower.verdict, Verdict::slower);
+  EXPECT_THAT(slower.verdict_text, HasSubstr("slower by 5.0% (95% CI +3.0% .. +7.0%; mean +5.0%, 95% CI +2.0% .. +8.0%)"));
+  EXPECT_EQ(judged(0.85, 0.95, 0.9, 0.8, 0.99).verdict, Verdict::faster);
+  // The mean alone excluding 1 is not significance: a few runs carry it.
+  const Overhead stalls = judged(0.99, 1.03, 1.06, 1.01, 1.11);
+  EXPECT_EQ(stalls.verdict, Verdict::inconclusive);
+  EXPECT_TRUE(stalls.mean_disagrees);
+  EXPECT_THAT(stalls.verdict_text, HasSubstr("the mean says slower by 6.0%: a few runs far off the rest carry the difference"));
+  EXPECT_EQ(judged(NAN, NAN, 1.0, 0.9, 1.1).verdict, Verdict::too_few_runs);
 }
 
-TEST(Verdict, NoMeasurableOverheadOnlyForAnIntervalWithinFivePercent) {
-  // Issue 18: a start-up 7 times slower, 95% CI -31.9% .. +6173.1%, p = 0.053,
-  // was "no measurable overhead". An interval that wide shows nothing either way.
-  const Overhead wide = judged(6.8964, 0.681, 62.731, RatioInterval::bounded, 0.053);
-  EXPECT_EQ(wide.verdict, Verdict::inconclusive);
-  EXPECT_THAT(wide.verdict_text, HasSubstr("inconclusive: +589.6%"));
-  EXPECT_THAT(wide.verdict_text, HasSubstr("wider than +-5%"));
-  EXPECT_EQ(judged(1.0, 0.96, 1.051, RatioInterval::bounded, 0.9).verdict, Verdict::inconclusive);
-  EXPECT_EQ(judged(1.0, 0.95, 1.05, RatioInterval::bounded, 0.9).verdict, Verdict::no_measurable_overhead);
+TEST(Verdict, WithTooFewRoundsForTheRobustIntervalTheMeansStillNameAClearDifference) {
+  // Three rounds of start-up, 160 times slower: the signed-rank interval
+  // needs six, the means' interval and Welch's test show it.
+  const std::vector<double> host = {0.0034, 0.0040, 0.0029}, docker = {0.56, 0.54, 0.58};
+  const std::vector<int> rounds = {1, 2, 3};
+  const Overhead o = compare_figures("docker", {docker, rounds}, {host, rounds}, ComparisonWording::overhead);
+  EXPECT_FALSE(o.robust.bounded());
+  EXPECT_EQ(o.verdict, Verdict::slower);
+  EXPECT_THAT(o.verdict_text, HasSubstr("the verdict rests on the means' interval"));
+  EXPECT_THAT(o.verdict_text, HasSubstr("give --runs 6 or more"));
+}
+
+TEST(Verdict, EquivalenceNeedsBothIntervalsWithinTheMargin) {
+  const Overhead same = judged(0.99, 1.015, 1.0, 0.985, 1.02);
+  EXPECT_EQ(same.verdict, Verdict::equivalent);
+  EXPECT_THAT(same.verdict_text, HasSubstr("no overhead above 2% (equivalence at 95%: 95% CI -1.0% .. +1.5%; mean"));
+  EXPECT_EQ(short_verdict_words(same, ComparisonWording::overhead), "no overhead above 2%");
+  EXPECT_EQ(judged(0.99, 1.015, 1.0, 0.985, 1.02, RatioInterval::bounded, ComparisonWording::difference)
+                .verdict_text.rfind("no difference above 2%", 0),
+            0u);
+  // The robust interval within +-2%, the mean's not: not shown.
+  const Overhead wide_mean = judged(0.99, 1.015, 1.01, 0.96, 1.09);
+  EXPECT_EQ(wide_mean.verdict, Verdict::inconclusive);
+  EXPECT_NEAR(wide_mean.not_ruled_out, 0.09, 1e-12);
+  EXPECT_THAT(wide_mean.verdict_text, HasSubstr("no measurable overhead: "));
+  EXPECT_THAT(wide_mean.verdict_text, HasSubstr("but this run cannot rule out up to +9.0%"));
+  EXPECT_EQ(short_verdict_words(wide_mean, ComparisonWording::overhead),
+            "none measurable, up to +9.0% not ruled out");
+  // A wider margin turns the same intervals into equivalence.
+  Overhead five = wide_mean;
+  five.margin = 0.10;
+  conclude(five, ComparisonWording::overhead);
+  EXPECT_EQ(five.verdict, Verdict::equivalent);
+  EXPECT_THAT(five.verdict_text, HasSubstr("no overhead above 10%"));
+}
+
+TEST(Verdict, TheMinimumDetectableEffectScalesTheRobustHalfWidth) {
+  // Half-width 2%: (1.96 + 0.84) / 1.96 x 2% = 2.86%.
+  EXPECT_NEAR(judged(0.98, 1.02, 1.0, 0.97, 1.03).min_detectable, 0.02 * (1.959964 + 0.841621) / 1.959964, 1e-9);
 }
 
 TEST(Verdict, NeverPrintsAnImpossibleBound) {
   // Issue 18: `compare` showed "95% CI -265.7% .. +203.4%"; no ratio of
   // times is below -100%. The interval is said to reach zero instead.
-  const Overhead reaching = judged(1.2, -1.657, 3.034, RatioInterval::reaches_zero, 0.4);
+  const Overhead reaching = judged(0.95, 1.3, 1.2, -1.657, 3.034, RatioInterval::reaches_zero);
   EXPECT_EQ(reaching.verdict, Verdict::inconclusive);
   EXPECT_THAT(reaching.verdict_text, HasSubstr("95% CI includes ratios <= 0 .. +203.4%"));
   EXPECT_THAT(reaching.verdict_text, Not(HasSubstr("-265")));
-  EXPECT_THAT(reaching.verdict_text, HasSubstr("give --runs 7 or more"));
-  const Overhead unbounded = judged(1.2, NAN, NAN, RatioInterval::unbounded, 0.4);
+  EXPECT_THAT(reaching.verdict_text, HasSubstr("cannot bound it (give --runs 7 or more)"));
+  const Overhead unbounded = judged(0.95, 1.3, 1.2, NAN, NAN, RatioInterval::unbounded);
   EXPECT_THAT(unbounded.verdict_text, HasSubstr("95% CI unbounded: with 5 runs the baseline's mean is too uncertain"));
-  EXPECT_THAT(judged(1.2, NAN, NAN, RatioInterval::unbounded, 0.4, ComparisonWording::difference).verdict_text,
+  EXPECT_THAT(judged(0.95, 1.3, 1.2, NAN, NAN, RatioInterval::unbounded, ComparisonWording::difference).verdict_text,
               AllOf(HasSubstr("A's mean"), Not(HasSubstr("baseline"))));
 }
 
-TEST(Verdict, OneBaselineIsJudgedAlikeForEveryEnvironment) {
-  // Issue 18, as measured: 2 runs each; host CV 24%, docker CV 25% got an
-  // interval, runc (CV 4%) and crun (CV 6%) "the baseline is too noisy".
-  const std::vector<double> host = {0.10, 0.14};
-  for (const std::vector<double>& other :
-       {std::vector<double>{0.10, 0.145}, std::vector<double>{0.120, 0.127}, std::vector<double>{0.118, 0.128}}) {
-    const Overhead o = compare_run_values("x", other, host, ComparisonWording::overhead);
-    EXPECT_EQ(o.estimate.interval, RatioInterval::unbounded);
-    EXPECT_THAT(o.verdict_text, HasSubstr("with 2 runs the baseline's mean is too uncertain to bound the ratio"));
-    EXPECT_THAT(o.verdict_text, HasSubstr("give --runs 4 or more"));
+TEST(Verdict, PairsRunsByRoundWithinARun) {
+  // Round effects shared by both environments cancel in the per-round
+  // ratios: docker is 3% slower in every round, while rounds differ by 20%.
+  std::vector<double> host, docker;
+  std::vector<int> rounds;
+  for (int r = 1; r <= 12; ++r) {
+    const double round_effect = 1 + 0.2 * ((r * 5) % 7) / 7.0;
+    host.push_back(0.2 * round_effect);
+    docker.push_back(0.2 * round_effect * (1.03 + 0.001 * (r % 3)));
+    rounds.push_back(r);
   }
+  const Overhead paired = compare_figures("docker", {docker, rounds}, {host, rounds}, ComparisonWording::overhead);
+  EXPECT_TRUE(paired.robust.paired);
+  EXPECT_EQ(paired.robust.pairs, 12u);
+  EXPECT_EQ(paired.verdict, Verdict::slower);
+  EXPECT_NEAR(paired.robust.ratio, 1.031, 0.002);
+  EXPECT_LT(paired.robust.half_width(), 0.005);
+  // The same values as two independent samples cannot see it.
+  const Overhead unpaired = compare_figures("docker", {docker, {}}, {host, {}}, ComparisonWording::overhead);
+  EXPECT_FALSE(unpaired.robust.paired);
+  EXPECT_NE(unpaired.verdict, Verdict::slower);
+  // A round only one side measured is left out of the pairs.
+  std::vector<int> shifted = rounds;
+  shifted.back() = 99;
+  EXPECT_EQ(compare_figures("docker", {docker, shifted}, {host, rounds}, ComparisonWording::overhead).robust.pairs, 11u);
 }
 
 }  // namespace

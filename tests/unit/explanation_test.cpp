@@ -110,7 +110,7 @@ TEST(Explanation, AQuotaBelowTheThreadPoolIsExplainedByThrottling) {
   // thread waits through it.
   const auto base = launches(10, 100, 190, 10, 5, 0.0, 1);
   const auto quota = launches(10, 200, 190, 10, 5 + 2 * 100, 200.0, 2);
-  const Overhead o = compare_run_values("docker:cpus=1", walls(quota), walls(base), ComparisonWording::overhead);
+  const Overhead o = compare_figures("docker:cpus=1", {walls(quota), {}}, {walls(base), {}}, ComparisonWording::overhead);
   ASSERT_EQ(o.verdict, Verdict::slower);
   const Explanation e = explain_overhead(o, quota, base, 2, 2);
   EXPECT_EQ(e.status, ExplanationStatus::explained);
@@ -139,7 +139,7 @@ TEST(Explanation, MoreSystemTimeIsNamedWithItsRatio) {
   // A sandbox: the same user time, nine times the system time.
   const auto base = launches(8, 100, 180, 10, 5, std::nullopt, 3);
   const auto sandbox = launches(8, 140, 180, 90, 5, std::nullopt, 4);
-  const Overhead o = compare_run_values("runsc", walls(sandbox), walls(base), ComparisonWording::overhead);
+  const Overhead o = compare_figures("runsc", {walls(sandbox), {}}, {walls(base), {}}, ComparisonWording::overhead);
   const Explanation e = explain_overhead(o, sandbox, base, 2);
   ASSERT_EQ(e.status, ExplanationStatus::explained);
   const CauseShare* system = find_cause(e, Cause::more_system_cpu);
@@ -154,7 +154,7 @@ TEST(Explanation, MoreSystemTimeIsNamedWithItsRatio) {
 TEST(Explanation, NothingMeasuredThatMovedIsSaidSo) {
   const auto base = launches(8, 100, 180, 10, 5, 0.0, 5);
   const auto slower = launches(8, 130, 180, 10, 5, 0.0, 6);
-  const Overhead o = compare_run_values("docker", walls(slower), walls(base), ComparisonWording::overhead);
+  const Overhead o = compare_figures("docker", {walls(slower), {}}, {walls(base), {}}, ComparisonWording::overhead);
   ASSERT_EQ(o.verdict, Verdict::slower);
   const Explanation e = explain_overhead(o, slower, base, 2);
   EXPECT_EQ(e.status, ExplanationStatus::unexplained);
@@ -164,7 +164,7 @@ TEST(Explanation, NothingMeasuredThatMovedIsSaidSo) {
 TEST(Explanation, NoCauseForAnOverheadThatIsNotSignificant) {
   const auto base = launches(8, 100, 180, 10, 5, 0.0, 7);
   const auto same = launches(8, 100, 180, 30, 5, 0.0, 8);  // system time moved, the wall did not
-  const Overhead o = compare_run_values("docker", walls(same), walls(base), ComparisonWording::overhead);
+  const Overhead o = compare_figures("docker", {walls(same), {}}, {walls(base), {}}, ComparisonWording::overhead);
   ASSERT_FALSE(is_significant(o.verdict));
   const Explanation e = explain_overhead(o, same, base, 2);
   EXPECT_EQ(e.status, ExplanationStatus::not_significant);
@@ -193,7 +193,7 @@ TEST(Explanation, HostAgainstHostClaimsACauseRarely) {
       return out;
     };
     const auto a = noisy(20), b = noisy(20);
-    const Overhead o = compare_run_values("host#2", walls(b), walls(a), ComparisonWording::overhead);
+    const Overhead o = compare_figures("host#2", {walls(b), {}}, {walls(a), {}}, ComparisonWording::overhead);
     claimed += explain_overhead(o, b, a, 2).status == ExplanationStatus::explained;
   }
   EXPECT_LE(claimed, 3);
@@ -203,7 +203,7 @@ TEST(Explanation, WithoutCountersOnOneSideNothingIsClaimed) {
   const auto base = launches(8, 100, 180, 10, 5, 0.0, 9);
   std::vector<LaunchCounters> bare;
   for (double w : {0.2, 0.21, 0.19, 0.2}) bare.push_back({{{Counter::wall_ms, w * 1e3}}, {}});
-  const Overhead o = compare_run_values("docker", walls(bare), walls(base), ComparisonWording::overhead);
+  const Overhead o = compare_figures("docker", {walls(bare), {}}, {walls(base), {}}, ComparisonWording::overhead);
   const Explanation e = explain_overhead(o, bare, base, 2);
   EXPECT_EQ(e.status, ExplanationStatus::no_counters);
   EXPECT_THAT(explanation_words(e, "host"), HasSubstr("recorded no CPU accounting"));

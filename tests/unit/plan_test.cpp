@@ -2,6 +2,8 @@
 #include "orchestrator/scheduler.h"
 
 #include <algorithm>
+#include <cmath>
+#include <numeric>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -92,19 +94,94 @@ TEST(Plan, StartupIsOneCaseWithItsOwnCountsWhateverTheBackEndsAndBatches) {
   EXPECT_THAT(error_of<UsageError>([&] { expand_cases(r); }), HasSubstr("--starts must be at least 1"));
 }
 
-TEST(UntilCv, MetOnlyWhenEveryCaseAndEnvironmentIsAtOrBelowTheTarget) {
-  double worst = 0;
+// Rounds 1..n.
+std::vector<int> rounds_of(const std::vector<double>& values) {
+  std::vector<int> rounds(values.size());
+  std::iota(rounds.begin(), rounds.end(), 1);
+  return rounds;
+}
+
+// One case: the baseline and one environment with these values, round by round.
+std::vector<std::vector<CellRuns>> one_case(std::vector<double> base, std::vector<double> other,
+                                            std::size_t disturbed = 0) {
+  return {{{"fcn5", "host", true, true, base, rounds_of(base), 0},
+           {"fcn5", "docker", false, true, other, rounds_of(other), disturbed}}};
+}
+
+TEST(StoppingRule, UntilCvMetOnlyWhenEveryCaseAndEnvironmentIsAtOrBelowTheTarget) {
+  const StoppingRule rule{2, 10, 0.02, 0, 0};
   // CV of {1, 1.02}: stddev 0.01414 / mean 1.01 = 1.40%.
-  EXPECT_TRUE(cv_target_met({{1.0, 1.02}, {2.0, 2.0}}, 0.02, &worst));
-  EXPECT_NEAR(worst, 0.014142 / 1.01, 1e-5);
+  RoundDecision d = decide_after_round(rule, 2, 0, 1, one_case({1.0, 1.02}, {2.0, 2.0}));
+  EXPECT_FALSE(d.add_round);
+  EXPECT_EQ(d.stop, StopReason::nothing_to_add);
+  EXPECT_NEAR(d.highest_cv, 0.014142 / 1.01, 1e-5);
   // CV of {1, 1.2}: 0.1414 / 1.1 = 12.9%.
-  EXPECT_FALSE(cv_target_met({{1.0, 1.02}, {1.0, 1.2}}, 0.02, &worst));
-  EXPECT_NEAR(worst, 0.141421 / 1.1, 1e-5);
-  // One value has no CV yet: not met.
-  EXPECT_FALSE(cv_target_met({{1.0}}, 0.5, nullptr));
+  d = decide_after_round(rule, 2, 0, 1, one_case({1.0, 1.02}, {1.0, 1.2}));
+  EXPECT_TRUE(d.add_round);
+  EXPECT_TRUE(d.cv_unmet);
+  EXPECT_NEAR(d.highest_cv, 0.141421 / 1.1, 1e-5);
   // A case whose every launch failed has no figure to improve: left out.
-  EXPECT_TRUE(cv_target_met({{1.0, 1.02}, {}}, 0.02, &worst));
-  EXPECT_NEAR(worst, 0.014142 / 1.01, 1e-5);
+  d = decide_after_round(rule, 2, 0, 1, one_case({1.0, 1.02}, {}));
+  EXPECT_FALSE(d.add_round);
+  // Not past --max-runs.
+  d = decide_after_round(rule, 10, 0, 1, one_case({1.0, 1.02}, {1.0, 1.2}));
+  EXPECT_FALSE(d.add_round);
+  EXPECT_EQ(d.stop, StopReason::max_runs);
+}
+
+TEST(StoppingRule, ReplacesDisturbedRunsUpToRuns) {
+  const StoppingRule rule{3, 5, 0, 0, 0};
+  // Two undisturbed runs and one disturbed: one short of --runs.
+  RoundDecision d = decide_after_round(rule, 3, 0, 1, one_case({1, 1.1, 1.2}, {1, 1.1}, 1));
+  EXPECT_TRUE(d.add_round);
+  EXPECT_EQ(d.short_of_runs, 1u);
+  // Replaced: three undisturbed runs.
+  d = decide_after_round(rule, 4, 0, 1, one_case({1, 1.1, 1.2}, {1, 1.1, 1.05}, 1));
+  EXPECT_FALSE(d.add_round);
+  // Short because a launch failed, none disturbed: not replaced.
+  d = decide_after_round(rule, 3, 0, 1, one_case({1, 1.1, 1.2}, {1, 1.1}, 0));
+  EXPECT_FALSE(d.add_round);
+  // A dropped environment is not waited for.
+  auto cells = one_case({1, 1.1, 1.2}, {1, 1.1}, 1);
+  cells[0][1].live = false;
+  EXPECT_FALSE(decide_after_round(rule, 3, 0, 1, cells).add_round);
+}
+
+TEST(StoppingRule, PrecisionStopsWhenEveryTypicalIntervalIsNarrowEnough) {
+  std::vector<double> base, same, shifted;
+  for (int i = 0; i < 12; ++i) {
+    base.push_back(1.0 + 0.01 * ((i * 7) % 12));
+    same.push_back(1.0 + 0.01 * ((i * 5) % 12) + 0.0001 * i);
+  }
+  // Per-round ratios spread by several percent: the paired Hodges-Lehmann
+  // interval of 12 rounds is a few percent wide.
+  const double half_width = robust_ratio({same, rounds_of(same)}, {base, rounds_of(base)}).half_width();
+  ASSERT_GT(half_width, 0.01);
+  ASSERT_LT(half_width, 0.08);
+  RoundDecision d = decide_after_round({12, 100, 0, half_width / 2, 0}, 12, 0, 1, one_case(base, same));
+  EXPECT_TRUE(d.add_round);
+  EXPECT_EQ(d.above_precision, 1u);
+  EXPECT_NEAR(d.widest_half_width, half_width, 1e-12);
+  EXPECT_EQ(d.widest, "fcn5 docker");
+  d = decide_after_round({12, 100, 0, half_width * 1.01, 0}, 12, 0, 1, one_case(base, same));
+  EXPECT_FALSE(d.add_round);
+  EXPECT_EQ(d.stop, StopReason::nothing_to_add);
+  // Two rounds give no interval: unmet, and said so.
+  d = decide_after_round({2, 100, 0, 0.5, 0}, 2, 0, 1, one_case({1, 1.1}, {1, 1.1}));
+  EXPECT_TRUE(d.add_round);
+  EXPECT_TRUE(std::isnan(d.widest_half_width));
+}
+
+TEST(StoppingRule, MaxTimeKeepsTheNextRoundInside) {
+  const StoppingRule rule{2, 100, 0, 0.0001, 600};
+  const auto cells = one_case({1, 1.1, 1.2}, {1, 1.1, 1.3});
+  // 500 s gone, rounds of 90 s: the next would end at 590 s, inside.
+  EXPECT_TRUE(decide_after_round(rule, 3, 500, 90, cells).add_round);
+  // Rounds of 120 s: it would end at 620 s, after --max-time.
+  const RoundDecision d = decide_after_round(rule, 3, 500, 120, cells);
+  EXPECT_FALSE(d.add_round);
+  EXPECT_EQ(d.stop, StopReason::max_time);
+  EXPECT_STREQ(stop_reason_text(d.stop), "--max-time reached");
 }
 
 TEST(Plan, ACaseListedTwiceIsAnError) {

@@ -58,7 +58,7 @@ void add_overheads(CaseAnalysis& c, const std::string& baseline) {
   if (!base || base->run_values.empty()) return;
   for (const auto& e : c.envs) {
     if (e.env == baseline || e.run_values.empty()) continue;
-    c.overheads.push_back(compare_run_values(e.env, e.run_values, base->run_values, ComparisonWording::overhead));
+    c.overheads.push_back(compare_figures(e.env, {e.run_values, {}}, {base->run_values, {}}, ComparisonWording::overhead));
   }
 }
 
@@ -241,9 +241,10 @@ TEST(MarkdownReport, SummaryHasARowPerCaseAndEnvironment) {
   EXPECT_EQ(cells(rows[2])[1], "docker");
   EXPECT_EQ(cells(rows[3])[0], kAlex);
   EXPECT_EQ(cells(rows[1])[2], "1.10000 (0.85159 .. 1.34841)");  // mean and CI
-  // Fieller with min(3, 3) - 1 = 2 degrees of freedom: t = 4.303.
-  EXPECT_EQ(cells(rows[2])[3], "+9.1% (95% CI -19.9% .. +49.8%, p = 0.29)");
-  EXPECT_EQ(cells(rows[2])[4], "inconclusive");
+  // Three runs a side give no robust interval (six would); Fieller's for
+  // the mean, with min(3, 3) - 1 = 2 degrees of freedom: t = 4.303.
+  EXPECT_EQ(cells(rows[2])[3], "+9.1% (no 95% CI: too few runs); mean +9.1% (95% CI -19.9% .. +49.8%)");
+  EXPECT_EQ(cells(rows[2])[4], "too few runs");
 }
 
 TEST(MarkdownReport, StartupHasATableOfItsOwn) {
@@ -265,7 +266,8 @@ TEST(MarkdownReport, HeaderNamesTheRunAndTheMethods) {
   EXPECT_THAT(md, HasSubstr("- **Ended:** 2026-11-30T12:41:37Z"));
   EXPECT_THAT(md, HasSubstr("- **Command:** `build/dlcbench run --envs host,docker`"));
   EXPECT_THAT(md, HasSubstr("- **Baseline:** host"));
-  EXPECT_THAT(md, HasSubstr("Fieller 95% CI of the ratio of means; Welch's t-test"));
+  EXPECT_THAT(md, HasSubstr("verdict: Hodges-Lehmann ratio of run values paired by round"));
+  EXPECT_THAT(md, HasSubstr("the ratio of means with Fieller's 95% CI and Welch's t-test"));
   EXPECT_THAT(md, Not(HasSubstr("INTERRUPTED")));
 }
 
@@ -320,7 +322,7 @@ TEST(MarkdownReport, MismatchesInTheConsolesWords) {
   const auto rows = table_rows(section(md, "Summary: training"));
   EXPECT_EQ(cells(rows[2])[3], "not compared");
   EXPECT_EQ(cells(rows[2])[4], "NOT COMPARED: not like for like");
-  EXPECT_EQ(cells(rows[3])[4], "MISMATCH ALLOWED: inconclusive");
+  EXPECT_EQ(cells(rows[3])[4], "MISMATCH ALLOWED: too few runs");
 }
 
 TEST(MarkdownReport, EscapesWhatMarkdownWouldReadAsMarkup) {
@@ -551,7 +553,7 @@ TEST(HtmlReport, HasTheSummaryTableOfTheMarkdown) {
   }
   EXPECT_THAT(html, HasSubstr("id=\"summary-training\""));
   EXPECT_THAT(html, HasSubstr("id=\"summary-startup\""));
-  EXPECT_THAT(html, HasSubstr("Fieller 95% CI of the ratio of means; Welch&#39;s t-test"));
+  EXPECT_THAT(html, HasSubstr("the ratio of means with Fieller&#39;s 95% CI and Welch&#39;s t-test"));
 }
 
 TEST(HtmlReport, OverheadChartHasAPointPerComparisonAndAReferenceAtOne) {
@@ -563,7 +565,7 @@ TEST(HtmlReport, OverheadChartHasAPointPerComparisonAndAReferenceAtOne) {
   EXPECT_EQ(count(chart, "class=\"mark not-compared\""), 1u);
   EXPECT_THAT(chart, HasSubstr("1.0 = no overhead"));
   EXPECT_THAT(chart, HasSubstr("class=\"reference\""));
-  EXPECT_THAT(chart, HasSubstr("ratio of means, environment / host"));
+  EXPECT_THAT(chart, HasSubstr("ratio of times, environment / host"));
   EXPECT_THAT(chart, HasSubstr("<title>fcn5/torch/cpu/b64, docker vs host: ratio 1.0909"));
   EXPECT_EQ(svg_overhead_chart(a, CaseKind::startup, "none"), "");  // no start-up case
   EXPECT_EQ(svg_overhead_chart(a, CaseKind::micro, "none"), "");    // nor a micro-benchmark
@@ -649,7 +651,7 @@ TEST(ReportEdgeCases, OneRunHasNoConfidenceInterval) {
   const std::string md = render_markdown(a, manifest());
   const auto rows = table_rows(section(md, "Summary: training"));
   EXPECT_EQ(cells(rows[1])[2], "1.00000 (n/a)");
-  EXPECT_EQ(cells(rows[2])[3], "+5.0% (no 95% CI)");
+  EXPECT_EQ(cells(rows[2])[3], "+5.0% (no 95% CI: too few runs); mean +5.0% (no 95% CI)");
   EXPECT_THAT(cells(rows[2])[4], HasSubstr("too few runs"));
   const std::string bars = svg_bar_chart(a.cases[0], "x");
   EXPECT_THAT(bars, HasSubstr("95% CI n/a, 1 run"));
@@ -870,6 +872,7 @@ TEST(MicroReport, ConsoleShowsTheMicroBenchmarksInTheirUnits) {
   EXPECT_THAT(out, HasSubstr("Summary: micro-benchmarks in their units"));
   const std::string summary = line_with("  gemm/sgemm/n4096 (GFLOP/s) ", "137.4");
   EXPECT_THAT(summary, HasSubstr("130.9 +5.0%"));
+  // Three runs: significant by the means' interval (too few for the robust one).
   EXPECT_THAT(line_with("  io-lat/bs4K/64M@tmpfs (ms) ", "0.1820"), HasSubstr("0.2020 +11.0%*"));
   // Training keeps its seconds, start-up its section.
   EXPECT_THAT(out, HasSubstr("Summary: s/batch"));
@@ -929,7 +932,7 @@ TEST(MicroReport, HtmlHasTheMicroTablesAndChartsInTheUnit) {
   EXPECT_EQ(count(html, "class=\"chart bars\""), 4u);
   EXPECT_EQ(count(html, "class=\"chart overhead micro\""), 1u);
   EXPECT_EQ(count(svg_with_class(html, "chart overhead micro"), "class=\"mark ratio\""), 2u);
-  EXPECT_THAT(svg_with_class(html, "chart overhead micro"), HasSubstr("ratio of mean time per operation"));
+  EXPECT_THAT(svg_with_class(html, "chart overhead micro"), HasSubstr("ratio of time per operation"));
   EXPECT_THAT(html, HasSubstr("<section class=\"case micro\""));
 
   const std::string bars = svg_bar_chart(a.cases[1], "g");
@@ -1035,7 +1038,8 @@ TEST(MicroReport, RendersWhatAnalyzeMakesOfTheRecords) {
   const std::string cell = format_case_mean_ci(a.cases[0], a.cases[0].envs[0].runs);
   EXPECT_EQ(cell, gemm_cell(a.cases[0].envs[0].runs));
   EXPECT_EQ(cell.rfind(fmt::format("{:.1f} GFLOP/s (", kGemmWork / 0.45 / 1e9), 0), 0u);
-  EXPECT_THAT(render_console(a), HasSubstr("  gemm/sgemm/n4096 (GFLOP/s)  305.4  274.9 +11.1%\n"));
+  // The change is the verdict's, paired by round: +11.5% (the means' is +11.1%).
+  EXPECT_THAT(render_console(a), HasSubstr("  gemm/sgemm/n4096 (GFLOP/s)  305.4  274.9 +11.5%\n"));
   EXPECT_THAT(render_markdown(a, m), HasSubstr(cell));
   EXPECT_THAT(render_html(a, m), HasSubstr(cell));
 }
