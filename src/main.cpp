@@ -39,6 +39,7 @@ int main(int argc, char** argv) {
   int exit_code = kExitOk;
   add_run_command(app, exit_code);
   add_explain_command(app, exit_code);
+  add_calibrate_command(app, exit_code);
   add_worker_command(app, exit_code);
   add_data_command(app, exit_code);
   add_list_command(app, exit_code);

@@ -272,6 +272,8 @@ Analysis analyze(const ManifestPlan& plan, const std::vector<nlohmann::json>& re
   a.baseline = plan.baseline;
   a.allow_mismatch = plan.allow_mismatch;
   a.margin = plan.margin;
+  a.calibration = plan.calibration;
+  a.precision = plan.precision;
   a.cases = planned_cases(plan);
   const FoldedLaunches folded = fold_launches(a, records, line_numbers);
   a.launches_found = folded.launch_records;

@@ -120,6 +120,10 @@ struct Analysis {
   bool comparable = true;          // false if a mismatch nobody asked for stopped a comparison
   bool allow_mismatch = false;     // the run was told to compare anyway
   double margin = kDefaultEquivalenceMargin;  // of the equivalence verdicts (--margin)
+  // `dlcbench calibrate`: an A/A run, whose reports give the noise floor
+  // (analysis/noise_floor.h), with --precision among its targets.
+  bool calibration = false;
+  double precision = 0;
   RunStatus status = RunStatus::unknown;  // the manifest's
   // The manifest's count of launch records against those results.jsonl
   // holds: fewer in the file means part of it was lost after the run

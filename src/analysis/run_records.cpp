@@ -61,6 +61,8 @@ ManifestPlan read_manifest_plan(const Manifest& manifest) {
       throw DataError(fmt::format("manifest.json: plan.margin is {}, not a share between 0 and 1", *margin));
     m.margin = *margin;
   }
+  m.calibration = bool_field(plan, "calibration", false, where);
+  if (const auto precision = number_field(plan, "precision", where)) m.precision = *precision;
 
   const auto envs = plan.find("environments");
   if (envs == plan.end() || !envs->is_array())

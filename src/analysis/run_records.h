@@ -38,6 +38,8 @@ struct ManifestPlan {
   std::vector<std::string> environments;  // labels, in the plan's order
   bool allow_mismatch = false;
   double margin = kDefaultEquivalenceMargin;  // of the equivalence verdicts (--margin)
+  bool calibration = false;                   // `dlcbench calibrate`: an A/A run
+  double precision = 0;                       // --precision (0: none)
   std::vector<PlannedCase> cases;
   // As the orchestrator recorded it at plan time (plan.requested_fields); a
   // manifest of an older dlcbench has none, and its reader fills them in

@@ -13,6 +13,7 @@ namespace dlcbench::cli {
 void add_worker_command(CLI::App& app, int& exit_code);
 void add_run_command(CLI::App& app, int& exit_code);
 void add_explain_command(CLI::App& app, int& exit_code);  // in run_command.cpp: a run with variants
+void add_calibrate_command(CLI::App& app, int& exit_code);  // in run_command.cpp: an A/A run
 void add_data_command(CLI::App& app, int& exit_code);
 void add_list_command(CLI::App& app, int& exit_code);
 void add_report_command(CLI::App& app, int& exit_code);

@@ -24,6 +24,7 @@
 #include "runtimes/gpu_access.h"
 #include "core/errors.h"
 #include "core/fingerprint.h"
+#include "core/machine_noise.h"
 #include "core/process.h"
 #include "core/timer.h"
 #include "core/scratch_dir.h"
@@ -387,6 +388,7 @@ int doctor(bool json) {
   const auto fingerprint = environment_fingerprint();
   const BlasCheck blas = check_blas(fingerprint["cpu"].value("affinity_count", 1));
   const nlohmann::json gpu = check_gpu();
+  const MachineNoise noise = check_machine_noise();
   if (json) {
     nlohmann::json out = {{"machine",
                            {{"kernel", fingerprint["kernel"]},
@@ -404,6 +406,7 @@ int doctor(bool json) {
                             {"estimated_peak_gflops", blas.peak_gflops},
                             {"probe_problem", blas.problem}}},
                           {"gvisor", gvisor_json(gvisor)},
+                          {"noise", machine_noise_json(noise)},
                           {"gpu", gpu}};
     for (const auto& c : checks)
       out["runtimes"].push_back({{"name", c.name},
@@ -441,6 +444,8 @@ int doctor(bool json) {
     print_gvisor(gvisor);
     print_blas(blas);
     print_gpu(gpu);
+    std::cout << fmt::format("\nMeasurement noise: {} CPUs online, {} usable here\n", noise.cpus, noise.usable_cpus);
+    for (const auto& line : machine_noise_advice(noise)) std::cout << "      " << line << "\n";
   }
   if (!blas.verdict.ok) return kExitFailure;
   // Exit 1 when a runtime that is installed cannot start containers here.

@@ -256,6 +256,9 @@ struct RunOptions {
   // change one at a time (empty: every one that applies).
   std::string explain;
   std::string features;
+  // `dlcbench calibrate`: --baseline against a copy of itself.
+  bool calibrate = false;
+  bool pin_threads = false;  // bind the worker's OpenMP threads one per CPU
 };
 
 // Fails early, before anything is launched, if a data set is missing or bad.
@@ -734,9 +737,15 @@ std::vector<EnvironmentRequest> ablation_environments(const RunOptions& o, Plan&
 Plan make_plan(const RunOptions& o, const PlanRequest& request) {
   Plan plan;
   plan.cases = expand_cases(request);
-  if (!o.explain.empty())
+  if (!o.explain.empty()) {
     plan.environments = ablation_environments(o, plan);
-  else
+  } else if (o.calibrate) {
+    if (!o.envs.empty())
+      throw UsageError("dlcbench calibrate measures --baseline against a copy of itself: leave --envs out (give "
+                       "--baseline docker to calibrate inside Docker)");
+    plan.environments = parse_environment_list(o.baseline + "," + o.baseline);
+    plan.calibration = true;
+  } else
     plan.environments = parse_environment_list(
         o.envs.empty() ? fmt::format("{}", fmt::join(default_environments(), ",")) : o.envs);
   std::vector<std::string> env_names;
@@ -761,10 +770,16 @@ Plan make_plan(const RunOptions& o, const PlanRequest& request) {
 }
 
 // Identical settings for every worker, wherever it runs.
-std::vector<std::pair<std::string, std::string>> worker_environment(int threads) {
+std::vector<std::pair<std::string, std::string>> worker_environment(int threads, bool pin_threads) {
   std::vector<std::pair<std::string, std::string>> env;
   for (const char* v : {"OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"})
     env.emplace_back(v, std::to_string(threads));
+  // --pin-threads: the OpenMP threads one per CPU the worker may use, in
+  // order; it changes where threads run, not how many or what they compute.
+  if (pin_threads) {
+    env.emplace_back("OMP_PROC_BIND", "close");
+    env.emplace_back("OMP_PLACES", "threads");
+  }
   if (const char* core = std::getenv("OPENBLAS_CORETYPE"); core && *core) env.emplace_back("OPENBLAS_CORETYPE", core);
   // The host worker inherits them; a container only sees what it is given.
   for (const char* v : kCudaVariables)
@@ -801,7 +816,7 @@ int run(const RunOptions& o, const std::vector<std::string>& command_line) {
 
   std::string run_id;
   const fs::path dir = create_run_folder(o.out, run_id);
-  Session session{plan, plan, dir, worker_environment(request.threads), {}, o.envs.empty(), o.keep_images, {}, {},
+  Session session{plan, plan, dir, worker_environment(request.threads, o.pin_threads), {}, o.envs.empty(), o.keep_images, {}, {},
                   false};
   const RunFolderLock lock(dir);  // a `--resume` of this folder waits for the run to end
   session.manifest = new_manifest(session, run_id, command_line);
@@ -1008,6 +1023,9 @@ void add_repetition_options(CLI::App* cmd, RunOptions& o) {
                   "Compute threads in every environment (default: CPUs available; more than that is measured, with a "
                   "warning)")
       ->check(whole_number_in(1, kMaxThreads));
+  cmd->add_flag("--pin-threads", o.pin_threads,
+                "Bind the worker's OpenMP threads one per CPU (OMP_PROC_BIND=close, OMP_PLACES=threads) in every "
+                "environment; recorded in the manifest");
   cmd->add_option("--data", o.data, "Data folder, or `synthetic`")
       ->check(not_empty("a data folder (see `dlcbench data fetch`) or synthetic"))
       ->capture_default_str();
@@ -1096,6 +1114,26 @@ void add_run_command(CLI::App& app, int& exit_code) {
   add_repetition_options(cmd, *o);
   add_control_options(cmd, *o);
   cmd->callback([o, cmd, &exit_code] { run_or_resume(*o, cmd, exit_code); });
+}
+
+void add_calibrate_command(CLI::App& app, int& exit_code) {
+  auto o = std::make_shared<RunOptions>();
+  o->calibrate = true;
+  auto* cmd = app.add_subcommand(
+      "calibrate",
+      "Measure the baseline against a copy of itself, interleaved (an A/A run), and print this machine's noise floor: "
+      "the smallest overhead a run of this size can resolve, and the rounds a given --precision needs per workload");
+  add_what_options(cmd, *o);
+  add_repetition_options(cmd, *o);
+  add_control_options(cmd, *o);
+  cmd->callback([o, cmd, &exit_code] {
+    if (!o->resume.empty()) {
+      std::cerr << fmt::format("error: a calibration is resumed like any run: `dlcbench run --resume {}`\n", o->resume);
+      exit_code = kExitUsage;
+      return;
+    }
+    run_or_resume(*o, cmd, exit_code);
+  });
 }
 
 void add_explain_command(CLI::App& app, int& exit_code) {

@@ -147,6 +147,7 @@ void to_json(nlohmann::json& j, const Plan& p) {
   j["max_time_seconds"] = p.max_time_seconds;
   j["max_runs"] = p.max_runs;
   j["margin"] = p.margin;
+  if (p.calibration) j["calibration"] = true;
   j["seed"] = p.seed;
   j["data"] = p.data;
   j["case_timeout_seconds"] = p.case_timeout_seconds;
@@ -206,6 +207,7 @@ Plan plan_from_json(const nlohmann::json& j) {
     p.max_time_seconds = j.value("max_time_seconds", 0.0);
     p.max_runs = rounds("max_runs", false);
     p.margin = j.value("margin", kDefaultEquivalenceMargin);
+    p.calibration = j.value("calibration", false);
     if (!(p.margin > 0 && p.margin < 1))
       throw std::runtime_error(fmt::format("the manifest's plan has margin = {}, not a share between 0 and 1", p.margin));
     if (!j.at("seed").is_number_integer())

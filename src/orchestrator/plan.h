@@ -32,6 +32,8 @@ struct Plan {
   int max_runs = 0;
   // The equivalence verdicts' margin: "no overhead above 2%".
   double margin = kDefaultEquivalenceMargin;
+  // `dlcbench calibrate`: the baseline against a copy of itself.
+  bool calibration = false;
   std::uint64_t seed = 1;        // for the environment order in each round
   std::string data = "synthetic";  // "synthetic" or a data folder on the host
   double case_timeout_seconds = 1800;

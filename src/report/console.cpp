@@ -107,6 +107,12 @@ std::string render_console(const Analysis& analysis) {
     out += "\nBack ends side by side (the same network trained by each; container overheads per back end; * = "
            "significant)\n" +
            console_table(report.console_backends);
+  if (!report.noise_floor.empty()) {
+    out += fmt::format("\nNoise floor of this machine ({} against itself, interleaved; Hodges-Lehmann over paired "
+                       "rounds)\n",
+                       analysis.baseline);
+    for (const auto& line : report.noise_floor) out += fmt::format("  {}\n", line);
+  }
   for (const auto& n : analysis.notes) out += fmt::format("note: {}\n", n);
   return out;
 }

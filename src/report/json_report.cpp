@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "analysis/noise_floor.h"
 #include "report/figures.h"
 #include "report/report_model.h"
 
@@ -296,6 +297,24 @@ json analysis_json(const Analysis& analysis, const Manifest& manifest) {
   j["allow_mismatch"] = analysis.allow_mismatch;
   j["methods"] = kReportMethods;
   j["notes"] = analysis.notes;
+  if (analysis.calibration) {
+    j["noise_floors"] = json::array();
+    for (const auto& n : noise_floors(analysis, analysis.precision)) {
+      json targets = json::array();
+      for (const auto& r : n.rounds_for) targets.push_back({{"precision_percent", 100 * r.precision}, {"rounds", r.rounds}});
+      j["noise_floors"].push_back({{"case", n.case_id},
+                                   {"env", n.env},
+                                   {"rounds", n.rounds},
+                                   {"run_cv", number(n.run_cv)},
+                                   {"percent", percent(n.difference.ratio)},
+                                   {"percent_ci95_low", percent(n.difference.ci95_low)},
+                                   {"percent_ci95_high", percent(n.difference.ci95_high)},
+                                   {"half_width_percent", percent_points(n.half_width)},
+                                   {"rounds_for", targets},
+                                   {"disturbed", n.disturbed},
+                                   {"assessed", n.assessed}});
+    }
+  }
   j["cases"] = json::array();
   for (const auto& c : analysis.cases) {
     json cj;

@@ -142,6 +142,10 @@ std::string render_markdown(const Analysis& analysis, const Manifest& manifest) 
   }
   if (!report.cases.empty()) out += "\n## Details\n";
   for (const auto& s : report.cases) out += md_case_details(s);
+  if (!report.noise_floor.empty()) {
+    out += "\n## Noise floor of this machine\n\n";
+    for (const auto& line : report.noise_floor) out += fmt::format("- {}\n", md_escape(line));
+  }
   if (!analysis.notes.empty()) {
     out += "\n## Notes\n\n";
     for (const auto& n : analysis.notes) out += fmt::format("- {}\n", md_escape(n));

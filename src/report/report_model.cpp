@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "analysis/comparability.h"
+#include "analysis/noise_floor.h"
 #include "report/figures.h"
 
 namespace dlcbench {
@@ -309,6 +310,9 @@ Report build_report(const Analysis& analysis, const Manifest& manifest) {
   for (CaseKind kind : kCaseKinds)
     for (const auto& c : analysis.cases)
       if (kind_of(c) == kind) r.cases.push_back(case_section(analysis, c));
+  if (analysis.calibration)
+    for (const auto& n : noise_floors(analysis, analysis.precision))
+      for (auto& line : noise_floor_lines(n)) r.noise_floor.push_back(std::move(line));
   return r;
 }
 

@@ -219,6 +219,8 @@ struct Report {
   std::vector<SummarySection> summaries;  // training always, the others when they have cases
   Table backends, console_backends;       // no rows: one back end per network
   std::vector<CaseSection> cases;         // training, micro-benchmarks, start-up
+  // `dlcbench calibrate`: the machine's noise floor per case, in lines.
+  std::vector<std::string> noise_floor;
 };
 
 Report build_report(const Analysis& analysis, const Manifest& manifest);
