@@ -24,9 +24,9 @@ std::string RunDisturbance::why() const {
     if (!(r.share > r.limit)) continue;
     if (!out.empty()) out += "; ";
     out += r.kind == DisturbanceKind::foreign_cpu
-               ? fmt::format("other processes used {:.1f}% of the machine's CPU (limit {:.0f}%)", 100 * r.share,
+               ? fmt::format("other processes used {:.2f}% of the machine's CPU (limit {:.0f}%)", 100 * r.share,
                              100 * r.limit)
-               : fmt::format("the hypervisor stole {:.1f}% of the machine's CPU (limit {:.0f}%)", 100 * r.share,
+               : fmt::format("the hypervisor stole {:.2f}% of the machine's CPU (limit {:.0f}%)", 100 * r.share,
                              100 * r.limit);
   }
   return out;

@@ -259,6 +259,7 @@ struct RunOptions {
   // `dlcbench calibrate`: --baseline against a copy of itself.
   bool calibrate = false;
   bool pin_threads = false;  // bind the worker's OpenMP threads one per CPU
+  bool hold_samples = false;  // workers print their measured samples when the phase ends
 };
 
 // Fails early, before anything is launched, if a data set is missing or bad.
@@ -755,6 +756,7 @@ Plan make_plan(const RunOptions& o, const PlanRequest& request) {
     env_names.push_back(r.text);
   }
   plan.allow_mismatch = o.allow_mismatch;
+  plan.hold_samples = o.hold_samples;
   set_repetition(o, plan);
   plan.seed = o.seed ? *o.seed : std::random_device{}();
   plan.data = o.data == kSyntheticData ? o.data : fs::absolute(o.data).string();
@@ -1026,6 +1028,9 @@ void add_repetition_options(CLI::App* cmd, RunOptions& o) {
   cmd->add_flag("--pin-threads", o.pin_threads,
                 "Bind the worker's OpenMP threads one per CPU (OMP_PROC_BIND=close, OMP_PLACES=threads) in every "
                 "environment; recorded in the manifest");
+  cmd->add_flag("--hold-samples", o.hold_samples,
+                "Workers print their measured samples when the measured phase ends, so dlcbench reads and writes "
+                "nothing while batches are timed");
   cmd->add_option("--data", o.data, "Data folder, or `synthetic`")
       ->check(not_empty("a data folder (see `dlcbench data fetch`) or synthetic"))
       ->capture_default_str();

@@ -9,6 +9,8 @@
 #include <limits>
 #include <numeric>
 #include <optional>
+#include <string>
+#include <vector>
 #include <random>
 
 #include <fmt/format.h>
@@ -32,10 +34,33 @@
 namespace dlcbench::cli {
 namespace {
 
-void emit(const nlohmann::json& line) {
-  const std::string text = line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+// --hold-samples: the measured phase's sample lines, held until it ends, so
+// the orchestrator reads and writes nothing while the batches are timed. A
+// process-wide setting, as stdout is.
+bool g_hold_samples = false;
+std::vector<std::string> g_held_samples;
+
+void write_line(const std::string& text) {
   std::fwrite(text.data(), 1, text.size(), stdout);
   std::fflush(stdout);
+}
+
+void emit(const nlohmann::json& line) {
+  const std::string text = line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  if (g_hold_samples && line.value("type", "") == "sample" && line.value("phase", "") == "measured") {
+    g_held_samples.push_back(text);
+    return;
+  }
+  write_line(text);
+}
+
+// The end of the measured phase: its accounting first (the orchestrator
+// reads the machine from outside when that line arrives), then the samples
+// held back.
+void end_measured_phase(std::optional<PhaseAccounting>& accounting, int batches) {
+  if (accounting) emit(accounting->finish(batches));
+  for (const auto& text : g_held_samples) write_line(text);
+  g_held_samples.clear();
 }
 
 // The line tells the orchestrator the measured phase begins, so it reads
@@ -169,7 +194,7 @@ int run_micro_worker(const WorkerOptions& o, const MicroWorkloadInfo& info, std:
     if (!result.detail.empty()) sample["detail"] = result.detail;
     emit(sample);
   }
-  if (accounting) emit(accounting->finish(spec.iters));
+  end_measured_phase(accounting, spec.iters);
   emit({{"type", "done"},
         {"measured", spec.iters},
         {"mean_seconds", measured_sum / spec.iters},
@@ -189,6 +214,7 @@ int run_worker(const WorkerOptions& o) {
   // counters it opens are inherited only by threads started after.
   std::optional<PhaseAccounting> accounting;
   if (o.accounting && !o.fingerprint_only) accounting.emplace();
+  g_hold_samples = o.hold_samples;
   if (const MicroWorkloadInfo* micro = find_micro_workload(spec.workload))
     return run_micro_worker(o, *micro, accounting);
   if (spec.batch < 1) throw UsageError("--batch must be at least 1");
@@ -263,7 +289,7 @@ int run_worker(const WorkerOptions& o) {
     if (auto detail = session->step_detail(); !detail.empty()) sample["detail"] = std::move(detail);
     emit(sample);
   }
-  if (accounting) emit(accounting->finish(spec.iters));
+  end_measured_phase(accounting, spec.iters);
   emit({{"type", "done"},
         {"measured", spec.iters},
         {"mean_seconds", measured_sum / spec.iters},
@@ -312,6 +338,8 @@ CLI::App* add_worker_options(CLI::App& app, WorkerOptions& options) {
       ->check(not_empty("a folder"));
   cmd->add_flag("--fingerprint-only", options.fingerprint_only,
                "Print the environment's fingerprint (no data, no model) and exit");
+  cmd->add_flag("--hold-samples", options.hold_samples,
+                "Print the measured batches' sample lines when the measured phase ends, not as each is timed");
   cmd->add_flag("!--no-accounting", options.accounting,
                 "Leave out the accounting of the measured phase (for measuring what it costs)");
   // Accepted for symmetry with the design's command line; output is always JSON lines.

@@ -20,6 +20,8 @@ struct WorkerOptions {
   bool fingerprint_only = false;
   // Off only to measure what the accounting costs (bench/accounting_overhead).
   bool accounting = true;
+  // Sample lines of the measured phase printed when it ends (`run --hold-samples`).
+  bool hold_samples = false;
 };
 
 // Adds the `worker` subcommand with its options bound to `options` (which

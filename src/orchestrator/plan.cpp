@@ -148,6 +148,7 @@ void to_json(nlohmann::json& j, const Plan& p) {
   j["max_runs"] = p.max_runs;
   j["margin"] = p.margin;
   if (p.calibration) j["calibration"] = true;
+  j["hold_samples"] = p.hold_samples;
   j["seed"] = p.seed;
   j["data"] = p.data;
   j["case_timeout_seconds"] = p.case_timeout_seconds;
@@ -208,6 +209,7 @@ Plan plan_from_json(const nlohmann::json& j) {
     p.max_runs = rounds("max_runs", false);
     p.margin = j.value("margin", kDefaultEquivalenceMargin);
     p.calibration = j.value("calibration", false);
+    p.hold_samples = j.value("hold_samples", false);
     if (!(p.margin > 0 && p.margin < 1))
       throw std::runtime_error(fmt::format("the manifest's plan has margin = {}, not a share between 0 and 1", p.margin));
     if (!j.at("seed").is_number_integer())

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
-#include <optional>
 #include <map>
+#include <optional>
 #include <set>
 #include <utility>
 
@@ -84,7 +84,9 @@ LaunchOutcome run_worker(const Plan& plan, const CaseSpec& spec, ScheduledEnviro
                          const ScheduleOptions& options) {
   LaunchOutcome out;
   out.instance = instance;
-  WorkerLaunch launch{WorkerLaunch::Program::worker, spec.worker_args(), plan.data, options.worker_env,
+  std::vector<std::string> args = spec.worker_args();
+  if (plan.hold_samples) args.push_back("--hold-samples");
+  WorkerLaunch launch{WorkerLaunch::Program::worker, std::move(args), plan.data, options.worker_env,
                       spec.io_target, spec.device == "gpu"};
   const LaunchCommand command = env.environment->command(launch, instance);
   const ProcessSpec process = command.process(plan.case_timeout_seconds, options.cancel);

@@ -12,7 +12,7 @@ namespace dlcbench {
 
 // docs/report.schema.json describes it; docs/report-json.md says what changed
 // between versions.
-inline constexpr int kAnalysisJsonSchemaVersion = 2;
+inline constexpr int kAnalysisJsonSchemaVersion = 3;
 
 // {"schema_version": 2, "run_id", "status", "baseline", "comparable",
 //  "allow_mismatch", "methods", "notes": [...],

@@ -9,7 +9,11 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
+#include <fstream>
 #include <map>
+#include <sstream>
+#include <thread>
 
 #include "test_support.h"
 
@@ -94,6 +98,15 @@ TEST(Accounting, EveryLaunchInEveryEnvironmentRecordsItsMeasuredPhase) {
     if (rec.value("case", "").rfind("fcn5", 0) == 0) {
       EXPECT_GT(outside["worker_cpu_seconds"].get<double>(), 0) << key;
     }
+    // The machine over the same phase, read from outside: what judges a
+    // run disturbed (analysis/disturbance.h), in every environment.
+    ASSERT_TRUE(outside.contains("machine")) << key << ": " << outside;
+    const json& machine = outside["machine"];
+    EXPECT_GT(machine["phase_seconds"].get<double>(), 0) << key;
+    EXPECT_GE(machine["cpus"].get<int>(), 1) << key;
+    EXPECT_GE(machine["busy_seconds"].get<double>(), 0) << key;
+    EXPECT_TRUE(machine["foreign_cpu_seconds"].is_number()) << key;
+    EXPECT_GE(machine["orchestrator_cpu_seconds"].get<double>(), 0) << key;
     std::vector<std::string> commands;
     for (const auto& [name, seconds] : outside["by_command"].items()) commands.push_back(name);
     const auto has = [&](const std::string& prefix) {
@@ -126,6 +139,74 @@ TEST(Accounting, EveryLaunchInEveryEnvironmentRecordsItsMeasuredPhase) {
     EXPECT_EQ(accounted[key], n) << key;
     EXPECT_EQ(measured_after[key], 0) << key << ": samples after the accounting line";
   }
+}
+
+// --hold-samples: the measured phase's sample lines come after its
+// accounting line, so nothing is read or written while batches are timed;
+// the warm-up's come as they happen.
+TEST(Accounting, HeldSamplesFollowTheMeasuredPhase) {
+  const auto r = testing::run_dlcbench({"worker", "--workload", "fcn5", "--data", "synthetic", "--batch", "2",
+                                        "--warmup", "1", "--iters", "3", "--threads", "1", "--hold-samples"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::vector<json> lines;
+  std::istringstream in(r.out);
+  for (std::string line; std::getline(in, line);) lines.push_back(json::parse(line));
+  const auto position = [&](const std::string& type, const std::string& phase = "") {
+    std::vector<std::size_t> at;
+    for (std::size_t i = 0; i < lines.size(); ++i)
+      if (lines[i].value("type", "") == type && (phase.empty() || lines[i].value("phase", "") == phase)) at.push_back(i);
+    return at;
+  };
+  const auto phase = position("phase"), accounting = position("accounting"), warmup = position("sample", "warmup"),
+             measured = position("sample", "measured");
+  ASSERT_EQ(phase.size(), 1u);
+  ASSERT_EQ(accounting.size(), 1u);
+  ASSERT_EQ(warmup.size(), 1u);
+  ASSERT_EQ(measured.size(), 3u);
+  EXPECT_LT(warmup[0], phase[0]);
+  EXPECT_EQ(accounting[0], phase[0] + 1);  // nothing printed while the phase ran
+  for (std::size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(measured[i], accounting[0] + 1 + i);
+    EXPECT_EQ(lines[measured[i]]["iter"], i);
+  }
+}
+
+// Other processes busy on every CPU while the run measures: each launch is
+// judged disturbed from the machine's reading, never from its own times,
+// set aside, kept in the files, and replaced by an added round up to
+// --max-runs; most runs disturbed, so they stay in the statistics, and the
+// report says so.
+TEST(Accounting, ARunDisturbedFromOutsideIsSetAsideAndReplaced) {
+  std::atomic<bool> stop{false};
+  std::vector<std::thread> spinners;
+  for (unsigned i = 0; i < std::max(1u, std::thread::hardware_concurrency()); ++i)
+    spinners.emplace_back([&stop] {
+      volatile std::uint64_t n = 0;
+      while (!stop.load(std::memory_order_relaxed)) n = n + 1;
+    });
+  testing::TempDir out;
+  const auto r = testing::run_dlcbench({"run", "--workloads", "fcn5", "--envs", "host", "--runs", "2", "--max-runs",
+                                        "3", "--warmup", "0", "--iters", "3", "--batch", "8", "--threads", "1",
+                                        "--data", "synthetic", "--out", out.path().string()});
+  stop = true;
+  for (auto& t : spinners) t.join();
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("DISTURBED: other processes used"));
+  EXPECT_THAT(r.err, HasSubstr("adding round 3 (at most 3)"));
+  const auto dir = testing::only_run_dir(out.path());
+  const json manifest = json::parse(std::ifstream(dir / "manifest.json"));
+  EXPECT_EQ(manifest["rounds"], 3);
+  EXPECT_EQ(manifest["added_rounds"]["added"], 1);
+  EXPECT_EQ(manifest["added_rounds"]["stopped"], "--max-runs reached");
+  EXPECT_GE(manifest["added_rounds"]["disturbed_launches"].get<int>(), 2);
+  const auto report = testing::run_dlcbench({"report", dir.string(), "--format", "json"});
+  ASSERT_EQ(report.exit_code, 0) << report.err;
+  const json host = json::parse(report.out)["cases"][0]["envs"][0];
+  EXPECT_GE(host["disturbed_runs"].size(), 2u);
+  EXPECT_TRUE(host["disturbed_kept"].get<bool>());
+  EXPECT_EQ(host["disturbed_runs"][0]["readings"][0]["kind"], "foreign_cpu");
+  const auto console = testing::run_dlcbench({"report", dir.string()});
+  EXPECT_THAT(console.out, HasSubstr("runs disturbed from outside, KEPT in the statistics"));
 }
 
 }  // namespace

@@ -146,9 +146,13 @@ std::vector<OptionRow> option_table(const Fixture& f) {
   rows.back().base.insert(rows.back().base.end(), {"--workloads", "startup"});
   run_row("--until-cv", {empty, "0", "-2%", not_number, "100%"}, "0 or below, 100% or above, not numbers", "0.5%");
   run_row("--max-runs", {empty, "0", "1", "-1", not_number, "100001"},
-          "below 2, above 100000, not above --runs, without --until-cv", "2");
+          "below 1, above 100000, not above --runs with --until-cv", "2");
   rows.back().base.insert(rows.back().base.end(), {"--until-cv", "2%"});
-  for (const char* flag : {"--keep-images", "--allow-mismatch", "--dry-run"}) {
+  run_row("--precision", {empty, "0", "-2%", not_number, "100%"}, "0 or below, 100% or above, not numbers", "0.5%");
+  run_row("--margin", {empty, "0", "-2%", not_number, "100%"}, "0 or below, 100% or above, not numbers", "2%");
+  run_row("--max-time", {empty, "0", "-5m", not_number, "5x", "1h30", "nan"},
+          "0 or below, unknown units, a number without its unit after another, not numbers", "1h30m");
+  for (const char* flag : {"--keep-images", "--allow-mismatch", "--dry-run", "--pin-threads", "--hold-samples"}) {
     run_row(flag, {"maybe"}, "values other than true, false or a count", "");
     rows.back().flag = true;
   }
@@ -185,7 +189,7 @@ std::vector<OptionRow> option_table(const Fixture& f) {
   rows.push_back({"--path", micro_worker_base("io-lat", {}, {}), false, false,
                   {empty, "/nonexistent-dlcbench-folder"}, "empty, folders that do not exist", f.scratch.string(), 0,
                   "", "--path"});
-  for (const char* flag : {"--fingerprint-only", "--json", "--no-accounting"})
+  for (const char* flag : {"--fingerprint-only", "--json", "--no-accounting", "--hold-samples"})
     rows.push_back({flag, worker_base(), true, false, {"maybe"}, "values other than true, false or a count", "", 0, "",
                     flag});
 

@@ -35,14 +35,14 @@ TEST(Disturbance, ForeignCpuAboveItsLimitDisturbsARun) {
   const RunDisturbance d = assess_disturbance(accounting_with_machine(0.4, 0));
   EXPECT_TRUE(d.assessed);
   EXPECT_TRUE(d.disturbed());
-  EXPECT_THAT(d.why(), HasSubstr("other processes used 5.0% of the machine's CPU (limit 2%)"));
+  EXPECT_THAT(d.why(), HasSubstr("other processes used 5.00% of the machine's CPU (limit 2%)"));
   EXPECT_THAT(d.why(), Not(HasSubstr("stole")));
 }
 
 TEST(Disturbance, StealAboveItsLimitDisturbsARun) {
   const RunDisturbance d = assess_disturbance(accounting_with_machine(0.0, 0.2));  // 2.5%
   EXPECT_TRUE(d.disturbed());
-  EXPECT_THAT(d.why(), HasSubstr("the hypervisor stole 2.5%"));
+  EXPECT_THAT(d.why(), HasSubstr("the hypervisor stole 2.50%"));
 }
 
 TEST(Disturbance, AQuietPhaseIsNotDisturbed) {
