@@ -92,7 +92,7 @@ void add_run(EnvironmentStats& es, const CollectedRun& run) {
 // Pass 3: each finished launch's run value (the mean of its batches, or its
 // case's statistic) with its round, and its samples; each failed one counted
 // with its cause; the disturbed ones set aside while enough are left.
-void collect_runs(Analysis& a, const FoldedLaunches& folded) {
+void collect_runs(Analysis& a, const FoldedLaunches& folded, int planned_runs) {
   std::map<std::pair<CaseAnalysis*, EnvironmentStats*>, std::vector<CollectedRun>> runs;
   for (const auto& [key, f] : folded.finished) {
     CaseAnalysis* ca = find_case(a, std::get<0>(key));
@@ -124,7 +124,9 @@ void collect_runs(Analysis& a, const FoldedLaunches& folded) {
       es.runs_assessed += run.disturbance.assessed;
       undisturbed += !run.disturbance.disturbed();
     }
-    es.disturbed_kept = undisturbed < collected.size() && (undisturbed < 2 || 2 * undisturbed < collected.size());
+    es.disturbed_kept = undisturbed < collected.size() &&
+                        (undisturbed < 2 || 2 * undisturbed < collected.size() ||
+                         undisturbed < static_cast<std::size_t>(planned_runs));
     for (const auto& run : collected) {
       if (run.disturbance.disturbed()) es.disturbed_runs.push_back({run.round, run.value, run.disturbance});
       if (es.disturbed_kept || !run.disturbance.disturbed()) add_run(es, run);
@@ -277,7 +279,7 @@ Analysis analyze(const ManifestPlan& plan, const std::vector<nlohmann::json>& re
   a.cases = planned_cases(plan);
   const FoldedLaunches folded = fold_launches(a, records, line_numbers);
   a.launches_found = folded.launch_records;
-  collect_runs(a, folded);
+  collect_runs(a, folded, plan.runs);
   note_records(a, folded);
   a.ablation = plan.ablation;
   for (auto& ca : a.cases) {

@@ -40,9 +40,9 @@ struct EnvironmentStats {
   };
   std::vector<DisturbedRun> disturbed_runs;
   std::size_t runs_assessed = 0;  // successful runs whose disturbance could be judged
-  // Fewer than half its runs were undisturbed (or fewer than two): setting
-  // the disturbed ones aside would leave too little, so they stay in the
-  // statistics and the reports say so.
+  // Setting the disturbed runs aside would leave fewer undisturbed runs
+  // than --runs (no replacement round made them good), fewer than half, or
+  // fewer than two: they stay in the statistics and the reports say so.
   bool disturbed_kept = false;
   std::vector<double> batch_seconds;   // every measured batch, all rounds
   std::vector<double> warmup_seconds;  // warm-up batches, reported apart

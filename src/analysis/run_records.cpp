@@ -62,6 +62,7 @@ ManifestPlan read_manifest_plan(const Manifest& manifest) {
     m.margin = *margin;
   }
   m.calibration = bool_field(plan, "calibration", false, where);
+  m.runs = std::max(0, int_field(plan, "runs", 0, where));
   if (const auto precision = number_field(plan, "precision", where)) m.precision = *precision;
 
   const auto envs = plan.find("environments");

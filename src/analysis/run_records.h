@@ -39,6 +39,7 @@ struct ManifestPlan {
   bool allow_mismatch = false;
   double margin = kDefaultEquivalenceMargin;  // of the equivalence verdicts (--margin)
   bool calibration = false;                   // `dlcbench calibrate`: an A/A run
+  int runs = 0;                               // --runs as planned (0: not recorded)
   double precision = 0;                       // --precision (0: none)
   std::vector<PlannedCase> cases;
   // As the orchestrator recorded it at plan time (plan.requested_fields); a

@@ -203,8 +203,8 @@ std::vector<std::string> disturbance_lines(const CaseAnalysis& c, const std::str
     const std::size_t total = e.run_values.size() + (e.disturbed_kept ? 0 : e.disturbed_runs.size());
     out.push_back(fmt::format(
         "{}: {} of {} runs disturbed from outside, {}: {}", e.env, e.disturbed_runs.size(), total,
-        e.disturbed_kept ? "KEPT in the statistics, since setting them aside would leave too few (quiet the machine "
-                           "and run again)"
+        e.disturbed_kept ? "KEPT in the statistics, since setting them aside would leave fewer than --runs (no "
+                           "replacement made them good: allow more with --max-runs, or quiet the machine)"
                          : "set aside (kept in results.jsonl)",
         fmt::join(runs, "; ")));
   }
