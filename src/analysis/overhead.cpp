@@ -22,6 +22,11 @@ bool within(double low, double high, double margin) { return low >= 1 - margin &
 
 std::string percent_words(double share) { return fmt::format("{:.0f}%", 100 * share); }
 
+// "95% CI +1.2% .. +5.0%" for a bounded interval of ratios.
+std::string bounded_interval_words(double low, double high) {
+  return fmt::format("95% CI {:+.1f}% .. {:+.1f}%", 100 * (low - 1), 100 * (high - 1));
+}
+
 }  // namespace
 
 bool RobustRatio::bounded() const { return std::isfinite(ci95_low) && std::isfinite(ci95_high); }
@@ -90,12 +95,12 @@ std::string ratio_interval_words(const RatioEstimate& r) {
     case RatioInterval::bounded:
       break;
   }
-  return fmt::format("95% CI {:+.1f}% .. {:+.1f}%", 100 * (r.ci95_low - 1), 100 * (r.ci95_high - 1));
+  return bounded_interval_words(r.ci95_low, r.ci95_high);
 }
 
 std::string robust_interval_words(const RobustRatio& r) {
   if (!r.bounded()) return r.paired ? "no 95% CI: too few rounds with both" : "no 95% CI: too few runs";
-  return fmt::format("95% CI {:+.1f}% .. {:+.1f}%", 100 * (r.ci95_low - 1), 100 * (r.ci95_high - 1));
+  return bounded_interval_words(r.ci95_low, r.ci95_high);
 }
 
 std::string added_time_words(const Overhead& o, const std::string& per) {

@@ -1,11 +1,9 @@
 #include "orchestrator/outside_accounting.h"
 
-#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <charconv>
-#include <chrono>
 #include <cmath>
 
 #include "core/memory.h"
@@ -51,19 +49,6 @@ std::string command_name(const outside_fs::path& dir, const std::string& comm) {
   const std::string first = cmdline.substr(0, cmdline.find('\0'));
   if (first.empty()) return comm;
   return outside_fs::path(first).filename().string();
-}
-
-// The orchestrator's own CPU time (user + system, every thread): it reads
-// the worker's lines and writes results.jsonl while the phase runs.
-double own_cpu_seconds() {
-  rusage usage{};
-  getrusage(RUSAGE_SELF, &usage);
-  const auto seconds = [](const timeval& t) { return static_cast<double>(t.tv_sec) + 1e-6 * static_cast<double>(t.tv_usec); };
-  return seconds(usage.ru_utime) + seconds(usage.ru_stime);
-}
-
-double steady_seconds() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
 std::map<pid_t, ProcessCpu> by_pid(const std::vector<ProcessCpu>& processes) {
@@ -140,9 +125,11 @@ std::set<pid_t> environment_processes(const std::vector<ProcessCpu>& processes, 
 
 void OutsideAccounting::start() {
   Stopwatch clock;
-  phase_begin_ = steady_seconds();
+  phase_clock_.restart();
   machine_begin_ = parse_proc_stat(read_small_file("/proc/stat"));
-  orchestrator_cpu_begin_ = own_cpu_seconds();
+  // The orchestrator's own CPU time: it reads the worker's lines and writes
+  // results.jsonl while the phase runs.
+  orchestrator_cpu_begin_ = process_cpu_seconds();
   const auto all = read_processes();
   const auto env = environment_processes(all, getpid(), environment_);
   begin_.clear();
@@ -159,9 +146,9 @@ nlohmann::json OutsideAccounting::finish() const {
     out["unavailable"] = "the worker did not say when its measured phase began";
     return out;
   }
-  const double phase_seconds = steady_seconds() - phase_begin_;
+  const double phase_seconds = phase_clock_.seconds();
   const auto machine_end = parse_proc_stat(read_small_file("/proc/stat"));
-  const double orchestrator_cpu = own_cpu_seconds() - orchestrator_cpu_begin_;
+  const double orchestrator_cpu = process_cpu_seconds() - orchestrator_cpu_begin_;
   auto all = read_processes();
   keep_names_read_at_start(all, begin_);
   const auto env = environment_processes(all, getpid(), environment_);

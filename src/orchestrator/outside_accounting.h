@@ -19,6 +19,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/accounting.h"
+#include "core/timer.h"
 
 namespace dlcbench {
 
@@ -76,7 +77,7 @@ class OutsideAccounting {
   bool started_ = false;
   std::optional<MachineCpuTicks> machine_begin_;
   double orchestrator_cpu_begin_ = 0;
-  double phase_begin_ = 0;  // steady clock, seconds
+  Stopwatch phase_clock_;  // from the phase's start
 };
 
 }  // namespace dlcbench
