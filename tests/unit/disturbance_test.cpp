@@ -140,13 +140,15 @@ TEST(Disturbance, RunsNotReplacedStayInTheStatistics) {
   // them good, so the 12 runs all count (and the two are still listed).
   json manifest = two_environment_manifest();
   manifest["plan"]["runs"] = 12;
-  const EnvironmentStats& docker = analyze(manifest, runs_with_accounting(12, {3, 7})).cases[0].envs[1];
+  const Analysis kept = analyze(manifest, runs_with_accounting(12, {3, 7}));
+  const EnvironmentStats& docker = kept.cases[0].envs[1];
   EXPECT_TRUE(docker.disturbed_kept);
   EXPECT_EQ(docker.run_values.size(), 12u);
   EXPECT_EQ(docker.disturbed_runs.size(), 2u);
   // With --runs 10, the two extra rounds replaced them.
   manifest["plan"]["runs"] = 10;
-  const EnvironmentStats& replaced = analyze(manifest, runs_with_accounting(12, {3, 7})).cases[0].envs[1];
+  const Analysis replacing = analyze(manifest, runs_with_accounting(12, {3, 7}));
+  const EnvironmentStats& replaced = replacing.cases[0].envs[1];
   EXPECT_FALSE(replaced.disturbed_kept);
   EXPECT_EQ(replaced.run_values.size(), 10u);
 }
