@@ -9,11 +9,12 @@
 #   bench/noise_sources.sh [REPS=3] [ROUNDS=12] [extra dlcbench calibrate args...]
 #   bench/noise_sources.sh 3 12 --workloads fcn5
 #
-# Variants: the defaults; --pin-threads (OpenMP threads one per CPU);
-# --hold-samples (no sample line read or written while batches are timed);
-# both; and one thread fewer than the CPUs (a different workload: a thread
-# count is part of it, so that row is a recommendation to measure, never a
-# default).
+# Variants: neither setting (--no-pin-threads --no-hold-samples); pinning
+# alone (OpenMP threads one per CPU); held samples alone (no sample line read
+# or written while batches are timed); both (the defaults since they were
+# measured here); and both with one thread fewer than the CPUs (a different
+# workload: a thread count is part of it, so that row is a recommendation to
+# measure, never a default).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 reps=${1:-3}
@@ -25,12 +26,12 @@ out=$(mktemp -d "${TMPDIR:-/tmp}/dlcbench-noise.XXXXXX")
 trap 'rm -rf "$out"' EXIT
 cpus=$(nproc)
 fewer=$(( cpus > 1 ? cpus - 1 : 1 ))
-variants=("defaults" "pin" "hold" "pin+hold" "threads=$fewer")
+variants=("neither" "pin" "hold" "pin+hold" "threads=$fewer")
 args_of() {
   case "$1" in
-    defaults) ;;
-    pin) echo --pin-threads ;;
-    hold) echo --hold-samples ;;
+    neither) echo --no-pin-threads --no-hold-samples ;;
+    pin) echo --pin-threads --no-hold-samples ;;
+    hold) echo --no-pin-threads --hold-samples ;;
     pin+hold) echo --pin-threads --hold-samples ;;
     threads=*) echo --threads "${1#threads=}" ;;
   esac
@@ -42,9 +43,11 @@ for rep in $(seq 1 "$reps"); do
     log=$(build/dlcbench calibrate "${extra[@]}" --runs "$rounds" --seed "$rep" --out "$out" $(args_of "$v") 2>&1 || true)
     dir=$(sed -n 's/^results: //p' <<<"$log" | tail -1)
     if [ -z "$dir" ]; then
+      # A failed calibration is a set-up problem (no data, no build) that
+      # every other variant would repeat: stop with its message.
       echo "rep $rep, $v: the calibration failed:" >&2
       tail -5 <<<"$log" >&2
-      continue
+      exit 1
     fi
     read -r floor cv < <(build/dlcbench report "$dir" --format json | python3 -c '
 import json, sys

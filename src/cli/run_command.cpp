@@ -258,8 +258,11 @@ struct RunOptions {
   std::string features;
   // `dlcbench calibrate`: --baseline against a copy of itself.
   bool calibrate = false;
-  bool pin_threads = false;  // bind the worker's OpenMP threads one per CPU
-  bool hold_samples = false;  // workers print their measured samples when the phase ends
+  // Both on by default: they change where and when things run, not what is
+  // measured, and lowered the A/A noise floor of the 2-vCPU development
+  // machine from +-10% to +-2-6% (bench/README.md, "Noise at the source").
+  bool pin_threads = true;   // bind the worker's OpenMP threads one per CPU
+  bool hold_samples = true;  // workers print their measured samples when the phase ends
 };
 
 // Fails early, before anything is launched, if a data set is missing or bad.
@@ -1025,12 +1028,12 @@ void add_repetition_options(CLI::App* cmd, RunOptions& o) {
                   "Compute threads in every environment (default: CPUs available; more than that is measured, with a "
                   "warning)")
       ->check(whole_number_in(1, kMaxThreads));
-  cmd->add_flag("--pin-threads", o.pin_threads,
+  cmd->add_flag("--pin-threads,!--no-pin-threads", o.pin_threads,
                 "Bind the worker's OpenMP threads one per CPU (OMP_PROC_BIND=close, OMP_PLACES=threads) in every "
-                "environment; recorded in the manifest");
-  cmd->add_flag("--hold-samples", o.hold_samples,
+                "environment (default: on; recorded in the manifest)");
+  cmd->add_flag("--hold-samples,!--no-hold-samples", o.hold_samples,
                 "Workers print their measured samples when the measured phase ends, so dlcbench reads and writes "
-                "nothing while batches are timed");
+                "nothing while batches are timed (default: on; --no-hold-samples streams each batch as it ends)");
   cmd->add_option("--data", o.data, "Data folder, or `synthetic`")
       ->check(not_empty("a data folder (see `dlcbench data fetch`) or synthetic"))
       ->capture_default_str();

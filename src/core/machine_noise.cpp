@@ -86,9 +86,10 @@ std::vector<std::string> machine_noise_advice(const MachineNoise& m) {
     out.push_back(fmt::format("the hypervisor takes {:.1f}% of the CPU time (steal): other guests share this "
                               "host; expect disturbed runs, or measure on a dedicated machine",
                               100 * m.steal_share));
-  out.push_back(m.pinning ? fmt::format("threads can be pinned to CPUs (--pin-threads binds the worker's threads "
-                                        "one per CPU, in every environment)")
-                          : fmt::format("threads cannot be pinned here ({}): --pin-threads would fail",
+  out.push_back(m.pinning ? fmt::format("threads can be pinned to CPUs: runs bind the worker's threads one per CPU, "
+                                        "in every environment (the default; --no-pin-threads turns it off)")
+                          : fmt::format("threads cannot be pinned here ({}): the default pinning cannot take effect; "
+                                        "pass --no-pin-threads so the manifest says the threads ran unbound",
                                         m.pinning_problem));
   if (m.usable_cpus > 0 && m.usable_cpus <= 4)
     out.push_back(fmt::format(

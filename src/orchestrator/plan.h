@@ -34,8 +34,9 @@ struct Plan {
   double margin = kDefaultEquivalenceMargin;
   // `dlcbench calibrate`: the baseline against a copy of itself.
   bool calibration = false;
-  // Workers print their measured samples when the phase ends (--hold-samples),
-  // so the orchestrator is idle while batches are timed.
+  // Workers print their measured samples when the phase ends (--hold-samples,
+  // the default of `run`), so the orchestrator is idle while batches are
+  // timed. A manifest without the field was written streaming them.
   bool hold_samples = false;
   std::uint64_t seed = 1;        // for the environment order in each round
   std::string data = "synthetic";  // "synthetic" or a data folder on the host

@@ -152,7 +152,8 @@ std::vector<OptionRow> option_table(const Fixture& f) {
   run_row("--margin", {empty, "0", "-2%", not_number, "100%"}, "0 or below, 100% or above, not numbers", "2%");
   run_row("--max-time", {empty, "0", "-5m", not_number, "5x", "1h30", "nan"},
           "0 or below, unknown units, a number without its unit after another, not numbers", "1h30m");
-  for (const char* flag : {"--keep-images", "--allow-mismatch", "--dry-run", "--pin-threads", "--hold-samples"}) {
+  for (const char* flag : {"--keep-images", "--allow-mismatch", "--dry-run", "--pin-threads", "--no-pin-threads",
+                           "--hold-samples", "--no-hold-samples"}) {
     run_row(flag, {"maybe"}, "values other than true, false or a count", "");
     rows.back().flag = true;
   }
