@@ -10,13 +10,21 @@
 #   bench/null_experiment.sh 20 startup --starts 5
 #   bench/null_experiment.sh 20 fcn5 --data synthetic --batch 16 --iters 5
 #   RUNS=20 bench/null_experiment.sh 20 fcn5 --data synthetic --batch 16
+#   RUNS=20 KEEP=/work/null bench/null_experiment.sh 20 fcn5
 set -euo pipefail
 cd "$(dirname "$0")/.."
 reps=${1:-20}
 workload=${2:-startup}
 shift $(( $# >= 2 ? 2 : $# ))
-out=$(mktemp -d "${TMPDIR:-/tmp}/dlcbench-null.XXXXXX")
-trap 'rm -rf "$out"' EXIT
+# KEEP=FOLDER keeps the run folders there (for bench/estimators); by
+# default they are scratch, deleted at the end.
+if [ -n "${KEEP:-}" ]; then
+  out=$KEEP
+  mkdir -p "$out"
+else
+  out=$(mktemp -d "${TMPDIR:-/tmp}/dlcbench-null.XXXXXX")
+  trap 'rm -rf "$out"' EXIT
+fi
 runs=${RUNS:-10}
 none=0
 equivalent=0
