@@ -12,10 +12,16 @@
 //     percent, planted by scaling every batch of one group, is found with
 //     the right sign (the interval lies above 1);
 //   - on each other environment against the host: the estimate and interval
-//     over all rounds, and the median half-width of RUNS-round subsets.
+//     over all rounds, and the median half-width of RUNS-round subsets;
+//   - with several folders (independent runs such as null_experiment.sh's,
+//     KEEP=FOLDER), whole-run A/A: each estimator's interval over all rounds
+//     of host#2 against host in each folder, how many of them contain 1 and
+//     their median half-width. The splits above reuse one run's launches;
+//     these are independent of each other.
 //
 //   build/dlcbench run --workloads fcn5 --envs host,host,docker --runs 40 --out /tmp/est
 //   build/bench/estimators /tmp/est/<run-id> [--runs 20] [--splits 1000] [--plant 3]
+//   build/bench/estimators /work/null/* --splits 100
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -185,6 +191,8 @@ int main(int argc, char** argv) {
   app.add_option("--plant", plant, "Planted slowdown in percent, for the power column");
   CLI11_PARSE(app, argc, argv);
   const auto estimators = candidates();
+  std::vector<Tally> whole_runs(estimators.size());
+  int whole_run_folders = 0;
 
   for (const auto& folder : folders) {
     for (const auto& [case_id, envs] : read_launches(folder)) {
@@ -210,6 +218,16 @@ int main(int argc, char** argv) {
       std::vector<std::pair<const Launch*, const Launch*>> rounds;
       for (const auto& [round, pair] : both)
         if (pair.first && pair.second) rounds.push_back(pair);
+      if (!rounds.empty()) {
+        ++whole_run_folders;
+        std::vector<const Launch*> first, second;
+        for (const auto& [a, b] : rounds) {
+          first.push_back(a);
+          second.push_back(b);
+        }
+        for (std::size_t i = 0; i < estimators.size(); ++i)
+          whole_runs[i].add(estimate(estimators[i], figures(estimators[i], second), figures(estimators[i], first)), 1);
+      }
 
       fmt::print("  {:<46} {:>9} {:>8} {:>9} {:>10} {:>8}\n", "estimator", "A/A cover", "width", "power",
                  "interleaved", "width");
@@ -274,6 +292,14 @@ int main(int argc, char** argv) {
                      100 * (all.low - 1), 100 * (all.high - 1), runs, subsets.width());
         }
       }
+    }
+  }
+  if (whole_run_folders > 1) {
+    fmt::print("\nwhole-run A/A over {} run folders (host#2 against host, all rounds of each):\n", whole_run_folders);
+    fmt::print("  {:<46} {:>9} {:>9} {:>10}\n", "estimator", "contain 1", "unbounded", "half-width");
+    for (std::size_t i = 0; i < estimators.size(); ++i) {
+      const Tally& t = whole_runs[i];
+      fmt::print("  {:<46} {:>5}/{:<3} {:>9} {:>10}\n", estimators[i].name, t.covered, t.total, t.unbounded, t.width());
     }
   }
   return 0;

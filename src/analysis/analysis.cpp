@@ -124,9 +124,7 @@ void collect_runs(Analysis& a, const FoldedLaunches& folded, int planned_runs) {
       es.runs_assessed += run.disturbance.assessed;
       undisturbed += !run.disturbance.disturbed();
     }
-    es.disturbed_kept = undisturbed < collected.size() &&
-                        (undisturbed < 2 || 2 * undisturbed < collected.size() ||
-                         undisturbed < static_cast<std::size_t>(planned_runs));
+    es.disturbed_kept = keep_disturbed_runs(undisturbed, collected.size(), planned_runs);
     for (const auto& run : collected) {
       if (run.disturbance.disturbed()) es.disturbed_runs.push_back({run.round, run.value, run.disturbance});
       if (es.disturbed_kept || !run.disturbance.disturbed()) add_run(es, run);

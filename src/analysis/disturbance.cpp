@@ -14,6 +14,11 @@ const char* disturbance_key(DisturbanceKind kind) {
   return "?";
 }
 
+bool keep_disturbed_runs(std::size_t undisturbed, std::size_t all, int planned_runs) {
+  return undisturbed < all &&
+         (undisturbed < 2 || 2 * undisturbed < all || undisturbed < static_cast<std::size_t>(std::max(planned_runs, 0)));
+}
+
 bool RunDisturbance::disturbed() const {
   return std::any_of(readings.begin(), readings.end(), [](const DisturbanceReading& r) { return r.share > r.limit; });
 }

@@ -54,4 +54,11 @@ struct RunDisturbance {
 // is not assessed, and its run is kept.
 RunDisturbance assess_disturbance(const std::optional<nlohmann::json>& accounting);
 
+// Whether a case x environment's disturbed runs stay in its statistics:
+// they are set aside only when the undisturbed ones make up the planned
+// --runs, at least 2 and at least half of all; otherwise setting them aside
+// would leave too little, or mostly what the machine allowed, and the
+// reports say they were KEPT. The analysis and the stopping rule both ask.
+bool keep_disturbed_runs(std::size_t undisturbed, std::size_t all, int planned_runs);
+
 }  // namespace dlcbench

@@ -84,8 +84,8 @@ struct Overhead {
   RatioEstimate estimate;  // env mean / baseline mean, Fieller CI, Welch's t-test: shown beside it
   double margin = kDefaultEquivalenceMargin;  // of the equivalence verdict
   // The smallest overhead this comparison would find 4 times in 5 (80%
-  // power, 5% level), from the robust interval's width: 1.43 half-widths
-  // ((1.96 + 0.84) / 1.96). NaN without an interval.
+  // power, 5% level), from the wider of the two intervals (a verdict needs
+  // both): 1.43 half-widths ((1.96 + 0.84) / 1.96). NaN without an interval.
   double min_detectable = 0;
   // Not significant: the largest overhead the intervals leave possible
   // (the higher of their upper ends, as a share); NaN when one is unbounded.

@@ -192,14 +192,15 @@ ScheduleResult run_schedule(const Plan& plan, std::vector<ScheduledEnvironment>&
   std::vector<std::vector<CellRuns>> cells(plan.cases.size());
   for (std::size_t c = 0; c < plan.cases.size(); ++c)
     for (const auto& env : environments)
-      cells[c].push_back({plan.cases[c].id(), env.label, env.label == plan.baseline, env.unavailable.empty(), {}, {}, 0});
+      cells[c].push_back({plan.cases[c].id(), env.label, env.label == plan.baseline, env.unavailable.empty(), {}, {}, {}, {}});
   const StoppingRule rule{plan.runs, plan.max_runs, plan.until_cv, plan.precision, plan.max_time_seconds};
   // The current half-width of an environment's comparison in a case.
   auto half_width_of = [&](std::size_t case_index, std::size_t env_index) {
-    for (const auto& base : cells[case_index])
-      if (base.baseline && !base.run_values.empty()) {
-        const CellRuns& cell = cells[case_index][env_index];
-        return robust_ratio({cell.run_values, cell.rounds}, {base.run_values, base.rounds}).half_width();
+    for (const auto& base_cell : cells[case_index])
+      if (base_cell.baseline && !base_cell.run_values.empty()) {
+        const CountedRuns base = counted_runs(base_cell, plan.runs);
+        const CountedRuns cell = counted_runs(cells[case_index][env_index], plan.runs);
+        return robust_ratio({cell.values, cell.rounds}, {base.values, base.rounds}).half_width();
       }
     return std::nan("");
   };
@@ -283,13 +284,15 @@ ScheduleResult run_schedule(const Plan& plan, std::vector<ScheduledEnvironment>&
           CellRuns& cell = cells[case_index][index];
           const RunDisturbance disturbance = assess_disturbance(launched.accounting);
           std::string note;
+          const double value = run_value(run_statistic(spec), launched.measured);
           if (disturbance.disturbed()) {
-            ++cell.disturbed;
+            cell.disturbed_values.push_back(value);
+            cell.disturbed_rounds.push_back(round);
             ++outcome.disturbed_launches;
             note = fmt::format("  DISTURBED: {}; set aside{}", disturbance.why(),
                                adaptive ? ", a replacement round follows" : " (--max-runs leaves no room to replace it)");
           } else {
-            cell.run_values.push_back(run_value(run_statistic(spec), launched.measured));
+            cell.run_values.push_back(value);
             cell.rounds.push_back(round);
           }
           if (plan.precision > 0 && !cell.baseline)

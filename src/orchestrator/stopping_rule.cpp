@@ -1,7 +1,9 @@
 #include "orchestrator/stopping_rule.h"
 
 #include <cmath>
+#include <optional>
 
+#include "analysis/disturbance.h"
 #include "analysis/overhead.h"
 #include "core/statistics.h"
 
@@ -17,28 +19,40 @@ const char* stop_reason_text(StopReason reason) {
   return "?";
 }
 
+CountedRuns counted_runs(const CellRuns& cell, int planned_runs) {
+  CountedRuns out{cell.run_values, cell.rounds};
+  if (keep_disturbed_runs(cell.run_values.size(), cell.run_values.size() + cell.disturbed_values.size(),
+                          planned_runs)) {
+    out.values.insert(out.values.end(), cell.disturbed_values.begin(), cell.disturbed_values.end());
+    out.rounds.insert(out.rounds.end(), cell.disturbed_rounds.begin(), cell.disturbed_rounds.end());
+  }
+  return out;
+}
+
 RoundDecision decide_after_round(const StoppingRule& rule, int rounds_done, double elapsed_seconds,
                                  double round_seconds, const std::vector<std::vector<CellRuns>>& cells) {
   RoundDecision d;
   bool precision_unmet = false;
   for (const auto& envs : cells) {
-    const CellRuns* base = nullptr;
+    std::optional<CountedRuns> base;
     for (const auto& c : envs)
-      if (c.baseline && c.live) base = &c;
+      if (c.baseline && c.live) base = counted_runs(c, rule.runs);
     for (const auto& c : envs) {
       if (!c.live) continue;
       // Every launch failed: more rounds do not make that a figure.
-      if (c.run_values.empty() && c.disturbed == 0) continue;
+      if (c.run_values.empty() && c.disturbed_values.empty()) continue;
       // A replacement for each disturbed run, up to --runs (a failed launch
       // is not replaced: three in a row drop the environment instead).
-      if (c.disturbed > 0 && c.run_values.size() < static_cast<std::size_t>(rule.runs)) ++d.short_of_runs;
+      if (!c.disturbed_values.empty() && c.run_values.size() < static_cast<std::size_t>(rule.runs))
+        ++d.short_of_runs;
+      const CountedRuns counted = counted_runs(c, rule.runs);
       if (rule.until_cv > 0) {
-        const double cv = c.run_values.size() >= 2 ? summarize(c.run_values).cv : NAN;
+        const double cv = counted.values.size() >= 2 ? summarize(counted.values).cv : NAN;
         if (!(cv <= rule.until_cv)) d.cv_unmet = true;
         if (std::isfinite(cv) && cv > d.highest_cv) d.highest_cv = cv;
       }
-      if (rule.precision > 0 && base && &c != base && !base->run_values.empty()) {
-        const double half_width = robust_ratio({c.run_values, c.rounds}, {base->run_values, base->rounds}).half_width();
+      if (rule.precision > 0 && base && !c.baseline && !base->values.empty()) {
+        const double half_width = robust_ratio({counted.values, counted.rounds}, {base->values, base->rounds}).half_width();
         if (!(half_width <= rule.precision)) {
           precision_unmet = true;
           ++d.above_precision;

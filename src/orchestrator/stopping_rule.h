@@ -21,15 +21,27 @@ struct StoppingRule {
   double max_time_seconds = 0;  // 0: no limit
 };
 
-// One case x environment after a round: its undisturbed successful runs.
+// One case x environment after a round: its successful runs, undisturbed
+// and disturbed (analysis/disturbance.h).
 struct CellRuns {
   std::string case_id, env;
   bool baseline = false;  // the plan's baseline in this case
   bool live = true;       // still measured: not dropped, not unavailable
-  std::vector<double> run_values;  // of the runs the analysis will use
+  std::vector<double> run_values;  // undisturbed runs
   std::vector<int> rounds;         // of each, which pairs it with the baseline's
-  std::size_t disturbed = 0;                       // runs set aside
+  std::vector<double> disturbed_values;  // set aside unless keep_disturbed_runs()
+  std::vector<int> disturbed_rounds;
 };
+
+// The runs the analysis will count for a cell with `planned_runs` planned:
+// the undisturbed ones, or all of them when the disturbed are kept, so that
+// the half-width the stopping rule and the progress line read is the
+// report's.
+struct CountedRuns {
+  std::vector<double> values;
+  std::vector<int> rounds;
+};
+CountedRuns counted_runs(const CellRuns& cell, int planned_runs);
 
 enum class StopReason {
   not_stopped,     // a round is added

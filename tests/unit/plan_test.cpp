@@ -104,8 +104,12 @@ std::vector<int> rounds_of(const std::vector<double>& values) {
 // One case: the baseline and one environment with these values, round by round.
 std::vector<std::vector<CellRuns>> one_case(std::vector<double> base, std::vector<double> other,
                                             std::size_t disturbed = 0) {
-  return {{{"fcn5", "host", true, true, base, rounds_of(base), 0},
-           {"fcn5", "docker", false, true, other, rounds_of(other), disturbed}}};
+  // The disturbed runs come after the undisturbed ones, in rounds of their own.
+  std::vector<double> disturbed_values(disturbed, 1.0);
+  std::vector<int> disturbed_rounds(disturbed);
+  std::iota(disturbed_rounds.begin(), disturbed_rounds.end(), static_cast<int>(other.size()) + 1);
+  return {{{"fcn5", "host", true, true, base, rounds_of(base), {}, {}},
+           {"fcn5", "docker", false, true, other, rounds_of(other), disturbed_values, disturbed_rounds}}};
 }
 
 TEST(StoppingRule, UntilCvMetOnlyWhenEveryCaseAndEnvironmentIsAtOrBelowTheTarget) {
@@ -170,6 +174,29 @@ TEST(StoppingRule, PrecisionStopsWhenEveryTypicalIntervalIsNarrowEnough) {
   d = decide_after_round({2, 100, 0, 0.5, 0}, 2, 0, 1, one_case({1, 1.1}, {1, 1.1}));
   EXPECT_TRUE(d.add_round);
   EXPECT_TRUE(std::isnan(d.widest_half_width));
+}
+
+// The half-width the rule reads is the report's: disturbed runs count when
+// the analysis keeps them (too few undisturbed to make up --runs), and not
+// once replacements have.
+TEST(StoppingRule, PrecisionReadsTheRunsTheAnalysisWillCount) {
+  std::vector<std::vector<CellRuns>> cells =
+      one_case({1.0, 1.01, 0.99, 1.0, 1.02, 0.98, 1.0, 1.01}, {1.0, 1.01, 0.98, 1.02});
+  cells[0][1].disturbed_values = {1.5, 1.6, 1.4, 1.55};
+  cells[0][1].disturbed_rounds = {5, 6, 7, 8};
+  // --runs 8: 4 undisturbed do not make it up, so all 8 count.
+  const CountedRuns kept = counted_runs(cells[0][1], 8);
+  EXPECT_EQ(kept.rounds, (std::vector<int>{1, 2, 3, 4, 5, 6, 7, 8}));
+  // --runs 4: the 4 undisturbed do, and the disturbed are set aside.
+  EXPECT_EQ(counted_runs(cells[0][1], 4).values, (std::vector<double>{1.0, 1.01, 0.98, 1.02}));
+  const double with_disturbed =
+      robust_ratio({kept.values, kept.rounds}, {cells[0][0].run_values, cells[0][0].rounds}).half_width();
+  ASSERT_TRUE(std::isfinite(with_disturbed));
+  ASSERT_GT(with_disturbed, 0.1);  // the slow disturbed runs widen it
+  const RoundDecision d = decide_after_round({8, 100, 0, 0.5, 0}, 8, 0, 1, cells);
+  EXPECT_TRUE(d.add_round);  // the disturbed runs still to replace
+  EXPECT_EQ(d.short_of_runs, 1u);
+  EXPECT_NEAR(d.widest_half_width, with_disturbed, 1e-12);
 }
 
 TEST(StoppingRule, MaxTimeKeepsTheNextRoundInside) {
