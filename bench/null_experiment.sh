@@ -11,6 +11,7 @@
 #   bench/null_experiment.sh 20 fcn5 --data synthetic --batch 16 --iters 5
 #   RUNS=20 bench/null_experiment.sh 20 fcn5 --data synthetic --batch 16
 #   RUNS=20 KEEP=/work/null bench/null_experiment.sh 20 fcn5
+#   FIRST_SEED=11 RUNS=20 bench/null_experiment.sh 10 fcn5   (seeds 11..20)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 reps=${1:-20}
@@ -30,7 +31,8 @@ none=0
 equivalent=0
 alarms=0
 claimed=0
-for seed in $(seq 1 "$reps"); do
+first_seed=${FIRST_SEED:-1}
+for seed in $(seq "$first_seed" $((first_seed + reps - 1))); do
   report=$(build/dlcbench run --workloads "$workload" --envs host,host --runs "$runs" --seed "$seed" --out "$out" "$@" \
              2>/dev/null || true)
   line=$(grep "host#2 vs host:" <<<"$report" | head -1)
