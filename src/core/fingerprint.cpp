@@ -6,6 +6,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <regex>
@@ -177,10 +178,38 @@ nlohmann::json loaded_libraries(const fs::path& maps_file) {
 
 std::string self_executable_sha256() { return file_digest("/proc/self/exe", "sha256"); }
 
+namespace {
+
+// The CPUs this process was given. With pinned threads (OMP_PROC_BIND,
+// OMP_PLACES: dlcbench's default) OpenMP binds the calling thread to its
+// first place as soon as it starts, so its own affinity says "0"; OpenMP's
+// places, made from the affinity it started with, still list them all.
+// Looked up at run time: a build without OpenMP has no places.
+bool given_cpus(cpu_set_t& set) {
+  CPU_ZERO(&set);
+  using Count = int (*)();
+  using PlaceCount = int (*)(int);
+  using PlaceIds = void (*)(int, int*);
+  const auto num_places = reinterpret_cast<Count>(dlsym(RTLD_DEFAULT, "omp_get_num_places"));
+  const auto place_num_procs = reinterpret_cast<PlaceCount>(dlsym(RTLD_DEFAULT, "omp_get_place_num_procs"));
+  const auto place_proc_ids = reinterpret_cast<PlaceIds>(dlsym(RTLD_DEFAULT, "omp_get_place_proc_ids"));
+  if (num_places && place_num_procs && place_proc_ids && num_places() > 0) {
+    for (int place = 0; place < num_places(); ++place) {
+      std::vector<int> ids(static_cast<std::size_t>(std::max(place_num_procs(place), 0)));
+      if (!ids.empty()) place_proc_ids(place, ids.data());
+      for (int id : ids)
+        if (id >= 0 && id < CPU_SETSIZE) CPU_SET(id, &set);
+    }
+    if (CPU_COUNT(&set) > 0) return true;
+  }
+  return sched_getaffinity(0, sizeof set, &set) == 0;
+}
+
+}  // namespace
+
 std::string affinity_list() {
   cpu_set_t set;
-  CPU_ZERO(&set);
-  if (sched_getaffinity(0, sizeof set, &set) != 0) return "unknown";
+  if (!given_cpus(set)) return "unknown";
   std::vector<std::string> ranges;
   for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
     if (!CPU_ISSET(cpu, &set)) continue;
@@ -212,8 +241,7 @@ nlohmann::json environment_fingerprint(const FingerprintPaths& paths) {
   utsname u{};
   uname(&u);
   cpu_set_t set;
-  CPU_ZERO(&set);
-  sched_getaffinity(0, sizeof set, &set);
+  given_cpus(set);
 
   const auto container = detect_container();
   const auto limits = read_cgroup_limits();

@@ -200,6 +200,11 @@ TEST(Accounting, PinningAndHeldSamplesAreTheRecordedDefault) {
   EXPECT_FALSE(loose["worker_env"].contains("OMP_PROC_BIND")) << loose["worker_env"];
   EXPECT_FALSE(loose["plan"]["hold_samples"].get<bool>());
   EXPECT_FALSE(loose_fingerprint["isolation"]["thread_variables"].contains("OMP_PROC_BIND"));
+  // One pinned thread is bound to the first CPU, yet the fingerprint lists
+  // the CPUs the worker was given, as without pinning (else a runtime that
+  // ignores binding, gVisor, would differ from the host).
+  EXPECT_EQ(pinned_fingerprint["cpu"]["affinity"], loose_fingerprint["cpu"]["affinity"]);
+  EXPECT_EQ(pinned_fingerprint["cpu"]["affinity_count"], loose_fingerprint["cpu"]["affinity_count"]);
 }
 
 // Other processes busy on every CPU while the run measures: each launch is

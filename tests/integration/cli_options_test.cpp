@@ -4,6 +4,8 @@
 // or is written; and one boundary value of each must be accepted. A second
 // test checks that the table leaves no option of the real command line out.
 #include <set>
+#include <string>
+#include <string_view>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -156,6 +158,8 @@ std::vector<OptionRow> option_table(const Fixture& f) {
                            "--hold-samples", "--no-hold-samples"}) {
     run_row(flag, {"maybe"}, "values other than true, false or a count", "");
     rows.back().flag = true;
+    // CLI11 names a negated flag by its positive name ("--pin-threads = maybe").
+    if (std::string_view(flag).starts_with("--no-")) rows.back().named_as = "--" + std::string(flag + 5);
   }
   run_row("--resume", {empty, "/nonexistent-dlcbench-run", f.dir.path().string()},
           "empty, folders that hold no run", f.run.string());

@@ -337,7 +337,7 @@ TEST(NullExperiment, FalseAlarmRateIsAtMostTheTestsFivePercent) {
   // and in most: with independent runs the two tests mostly agree.
   int robust_alarms = 0, alarms = 0;
   for (std::uint64_t seed = 1000; seed < 3000; ++seed) {
-    const Overhead& o = null_experiment(seed).cases[0].overheads[0];
+    const Overhead o = null_experiment(seed).cases[0].overheads[0];
     robust_alarms += o.robust.ci95_low > 1 || o.robust.ci95_high < 1;
     alarms += is_significant(o.verdict);
   }
