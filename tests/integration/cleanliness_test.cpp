@@ -174,7 +174,8 @@ TEST_F(Cleanliness, AfterARunStoppedWithCtrlC) {
   TempDir dir;
   const fs::path out = dir / "res";
   const pid_t pid = testing::spawn_dlcbench(
-      args(out, {"--workloads", "fcn5", "--batch", "8", "--warmup", "1", "--iters", "200", "--runs", "1"}),
+      args(out, {"--workloads", "fcn5", "--batch", "8", "--warmup", "1", "--iters", "200", "--runs", "1",
+                 "--no-hold-samples"}),
       dir / "log");
   // Interrupt while a container's worker runs (the last environment listed
   // is a container runtime).

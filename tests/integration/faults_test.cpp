@@ -92,7 +92,10 @@ std::string report_of(const fs::path& out) {
 }
 
 std::vector<std::string> run_args(const fs::path& out, std::vector<std::string> more) {
-  std::vector<std::string> args = {"run", "--data", "synthetic", "--threads", "1", "--out", out.string()};
+  // --no-hold-samples: measured samples stream as batches end, so a fault
+  // can be planted in the middle of a measured phase.
+  std::vector<std::string> args = {"run", "--data", "synthetic", "--threads", "1", "--no-hold-samples", "--out",
+                                   out.string()};
   args.insert(args.end(), more.begin(), more.end());
   return args;
 }
