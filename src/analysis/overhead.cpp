@@ -20,6 +20,14 @@ constexpr double kDetectablePerHalfWidth = (1.959964 + 0.841621) / 1.959964;
 
 bool within(double low, double high, double margin) { return low >= 1 - margin && high <= 1 + margin; }
 
+// Where a bounded interval lies against no change: +1 above 1, -1 below,
+// 0 when it contains 1 or is not bounded.
+int side_of_one(double low, double high) { return low > 1 ? 1 : high < 1 ? -1 : 0; }
+int side_of_one(const RobustRatio& r) { return r.bounded() ? side_of_one(r.ci95_low, r.ci95_high) : 0; }
+int side_of_one(const RatioEstimate& m) {
+  return m.interval == RatioInterval::bounded ? side_of_one(m.ci95_low, m.ci95_high) : 0;
+}
+
 std::string percent_words(double share) { return fmt::format("{:.0f}%", 100 * share); }
 
 // "95% CI +1.2% .. +5.0%" for a bounded interval of ratios.
@@ -72,17 +80,15 @@ Verdict judge(const RobustRatio& robust, const RatioEstimate& mean, double margi
   if (!robust.bounded()) {
     // Fewer rounds than the distribution-free interval needs: a difference
     // the means' interval and Welch's test both show is still named.
-    if (mean.interval == RatioInterval::bounded && mean.test.p_value < 0.05 && (mean.ci95_low > 1 || mean.ci95_high < 1))
-      return mean.ratio > 1 ? Verdict::slower : Verdict::faster;
+    if (mean.test.p_value < 0.05 && side_of_one(mean) != 0) return mean.ratio > 1 ? Verdict::slower : Verdict::faster;
     return Verdict::too_few_runs;
   }
   // A difference is claimed only where the mean's interval agrees: in ten
   // seeded host-against-host runs of 20 rounds (bench/README.md, the null
   // experiment) the paired interval alone excluded 1 twice and the mean's
   // never. Rounds that drift together make the paired one too narrow.
-  const bool mean_bounded = mean.interval == RatioInterval::bounded;
-  if (robust.ci95_low > 1 && mean_bounded && mean.ci95_low > 1) return Verdict::slower;
-  if (robust.ci95_high < 1 && mean_bounded && mean.ci95_high < 1) return Verdict::faster;
+  const int side = side_of_one(robust);
+  if (side != 0 && side == side_of_one(mean)) return side > 0 ? Verdict::slower : Verdict::faster;
   if (within(robust.ci95_low, robust.ci95_high, margin) && mean.interval == RatioInterval::bounded &&
       within(mean.ci95_low, mean.ci95_high, margin))
     return Verdict::equivalent;
@@ -127,10 +133,8 @@ void conclude(Overhead& o, ComparisonWording wording) {
   o.not_ruled_out = kNoValue;
   if (o.robust.bounded() && o.estimate.interval == RatioInterval::bounded)
     o.not_ruled_out = std::max(o.robust.ci95_high, o.estimate.ci95_high) - 1;
-  const bool mean_above = o.estimate.interval == RatioInterval::bounded && o.estimate.ci95_low > 1;
-  const bool mean_below = o.estimate.interval == RatioInterval::bounded && o.estimate.ci95_high < 1;
-  const bool robust_apart = o.robust.bounded() && (o.robust.ci95_low > 1 || o.robust.ci95_high < 1);
-  o.mean_disagrees = o.robust.bounded() && o.verdict == Verdict::inconclusive && (mean_above || mean_below || robust_apart);
+  o.mean_disagrees = o.robust.bounded() && o.verdict == Verdict::inconclusive &&
+                     (side_of_one(o.estimate) != 0 || side_of_one(o.robust) != 0);
   o.verdict_text = verdict_words(o, wording);
 }
 
@@ -181,9 +185,8 @@ std::string verdict_words(const Overhead& o, ComparisonWording wording) {
   if (o.estimate.interval == RatioInterval::unbounded)
     mean += fmt::format(": with {} runs {} mean is too uncertain to bound the ratio",
                         static_cast<long>(o.estimate.ci95_df) + 1, reference);
-  const bool mean_apart = o.estimate.interval == RatioInterval::bounded && (o.estimate.ci95_low > 1 || o.estimate.ci95_high < 1);
   std::string stalls;
-  if (o.mean_disagrees && mean_apart)
+  if (o.mean_disagrees && side_of_one(o.estimate) != 0)
     stalls = fmt::format("; the mean says {} by {:.1f}%: a few runs far off the rest carry the difference (see the "
                          "outliers and disturbed runs)",
                          o.estimate.ratio > 1 ? "slower" : "faster", 100 * std::fabs(o.estimate.ratio - 1));

@@ -205,11 +205,8 @@ bool given_cpus(cpu_set_t& set) {
   return sched_getaffinity(0, sizeof set, &set) == 0;
 }
 
-}  // namespace
-
-std::string affinity_list() {
-  cpu_set_t set;
-  if (!given_cpus(set)) return "unknown";
+// "0-3,6" for a CPU set.
+std::string cpu_list(const cpu_set_t& set) {
   std::vector<std::string> ranges;
   for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
     if (!CPU_ISSET(cpu, &set)) continue;
@@ -219,6 +216,13 @@ std::string affinity_list() {
     cpu = end;
   }
   return fmt::format("{}", fmt::join(ranges, ","));
+}
+
+}  // namespace
+
+std::string affinity_list() {
+  cpu_set_t set;
+  return given_cpus(set) ? cpu_list(set) : "unknown";
 }
 
 nlohmann::json process_security() { return process_security(read_proc_status()); }
@@ -241,7 +245,7 @@ nlohmann::json environment_fingerprint(const FingerprintPaths& paths) {
   utsname u{};
   uname(&u);
   cpu_set_t set;
-  given_cpus(set);
+  const bool cpus_read = given_cpus(set);
 
   const auto container = detect_container();
   const auto limits = read_cgroup_limits();
@@ -252,7 +256,7 @@ nlohmann::json environment_fingerprint(const FingerprintPaths& paths) {
                     {"detected_by", container.detected_by}};
   j["cpu"] = {{"model", cpu_model()},
               {"online", sysconf(_SC_NPROCESSORS_ONLN)},
-              {"affinity", affinity_list()},
+              {"affinity", cpus_read ? cpu_list(set) : "unknown"},
               {"affinity_count", CPU_COUNT(&set)}};
   j["cgroup"] = {{"version", limits.version},
                  {"cpu_quota", limits.cpu_quota ? nlohmann::json(*limits.cpu_quota) : nlohmann::json()},

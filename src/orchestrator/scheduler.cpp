@@ -196,12 +196,8 @@ ScheduleResult run_schedule(const Plan& plan, std::vector<ScheduledEnvironment>&
   const StoppingRule rule{plan.runs, plan.max_runs, plan.until_cv, plan.precision, plan.max_time_seconds};
   // The current half-width of an environment's comparison in a case.
   auto half_width_of = [&](std::size_t case_index, std::size_t env_index) {
-    for (const auto& base_cell : cells[case_index])
-      if (base_cell.baseline && !base_cell.run_values.empty()) {
-        const CountedRuns base = counted_runs(base_cell, plan.runs);
-        const CountedRuns cell = counted_runs(cells[case_index][env_index], plan.runs);
-        return robust_ratio({cell.values, cell.rounds}, {base.values, base.rounds}).half_width();
-      }
+    for (const auto& base : cells[case_index])
+      if (base.baseline) return counted_half_width(cells[case_index][env_index], base, plan.runs);
     return std::nan("");
   };
   // Failed launches in a row by environment and device: a GPU that fails

@@ -1,7 +1,6 @@
 #include "orchestrator/stopping_rule.h"
 
 #include <cmath>
-#include <optional>
 
 #include "analysis/disturbance.h"
 #include "analysis/overhead.h"
@@ -29,14 +28,20 @@ CountedRuns counted_runs(const CellRuns& cell, int planned_runs) {
   return out;
 }
 
+double counted_half_width(const CellRuns& cell, const CellRuns& base, int planned_runs) {
+  const CountedRuns subject = counted_runs(cell, planned_runs), baseline = counted_runs(base, planned_runs);
+  if (subject.values.empty() || baseline.values.empty()) return std::nan("");
+  return robust_ratio({subject.values, subject.rounds}, {baseline.values, baseline.rounds}).half_width();
+}
+
 RoundDecision decide_after_round(const StoppingRule& rule, int rounds_done, double elapsed_seconds,
                                  double round_seconds, const std::vector<std::vector<CellRuns>>& cells) {
   RoundDecision d;
   bool precision_unmet = false;
   for (const auto& envs : cells) {
-    std::optional<CountedRuns> base;
+    const CellRuns* base = nullptr;
     for (const auto& c : envs)
-      if (c.baseline && c.live) base = counted_runs(c, rule.runs);
+      if (c.baseline && c.live) base = &c;
     for (const auto& c : envs) {
       if (!c.live) continue;
       // Every launch failed: more rounds do not make that a figure.
@@ -45,14 +50,15 @@ RoundDecision decide_after_round(const StoppingRule& rule, int rounds_done, doub
       // is not replaced: three in a row drop the environment instead).
       if (!c.disturbed_values.empty() && c.run_values.size() < static_cast<std::size_t>(rule.runs))
         ++d.short_of_runs;
-      const CountedRuns counted = counted_runs(c, rule.runs);
       if (rule.until_cv > 0) {
+        const CountedRuns counted = counted_runs(c, rule.runs);
         const double cv = counted.values.size() >= 2 ? summarize(counted.values).cv : NAN;
         if (!(cv <= rule.until_cv)) d.cv_unmet = true;
         if (std::isfinite(cv) && cv > d.highest_cv) d.highest_cv = cv;
       }
-      if (rule.precision > 0 && base && !c.baseline && !base->values.empty()) {
-        const double half_width = robust_ratio({counted.values, counted.rounds}, {base->values, base->rounds}).half_width();
+      const bool base_measured = base && !(base->run_values.empty() && base->disturbed_values.empty());
+      if (rule.precision > 0 && base_measured && &c != base) {
+        const double half_width = counted_half_width(c, *base, rule.runs);
         if (!(half_width <= rule.precision)) {
           precision_unmet = true;
           ++d.above_precision;

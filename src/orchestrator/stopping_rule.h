@@ -43,6 +43,10 @@ struct CountedRuns {
 };
 CountedRuns counted_runs(const CellRuns& cell, int planned_runs);
 
+// The robust interval's half-width of `cell` against `base`, each with the
+// runs the analysis will count; NaN while either has none or too few.
+double counted_half_width(const CellRuns& cell, const CellRuns& base, int planned_runs);
+
 enum class StopReason {
   not_stopped,     // a round is added
   nothing_to_add,  // every target met (or none was set)
