@@ -29,6 +29,8 @@ table { border-collapse: collapse; font-variant-numeric: tabular-nums; font-size
 th, td { border: 1px solid #9a9a9a; padding: .25rem .5rem; vertical-align: top; }
 thead th { background: #ececec; text-align: left; }
 td.num { text-align: right; white-space: nowrap; }
+td.num.phrases { white-space: normal; min-width: 16rem; }
+span.phrase { white-space: nowrap; }
 th[scope=row] { text-align: left; font-weight: 600; white-space: nowrap; }
 .not-compared { font-weight: 700; text-decoration: underline; }
 .mismatch-allowed { font-weight: 700; font-style: italic; }
@@ -50,6 +52,20 @@ footer { margin-top: 3rem; font-size: 12px; color: #444444; }
 }
 )css";
 
+// The cell's text; one made of phrases may wrap between them, never inside
+// a figure and its interval.
+std::string html_cell_text(const Cell& cell) {
+  if (cell.breaks.empty()) return html_escape(cell.text);
+  std::string out;
+  std::size_t from = 0;
+  for (std::size_t at : cell.breaks) {
+    out += fmt::format("<span class=\"phrase\">{}</span> ", html_escape(cell.text.substr(from, at - from)));
+    from = at + 1;
+  }
+  out += fmt::format("<span class=\"phrase\">{}</span>", html_escape(cell.text.substr(from)));
+  return out;
+}
+
 void html_table(std::string& out, const Table& t, const std::string& cls, const std::string& id) {
   out += fmt::format("<div class=\"table-wrap\"><table class=\"{}\" id=\"{}\">\n<thead><tr>", cls, html_escape(id));
   for (const auto& h : t.header) out += fmt::format("<th scope=\"col\">{}</th>", html_escape(h));
@@ -63,9 +79,10 @@ void html_table(std::string& out, const Table& t, const std::string& cls, const 
         continue;
       }
       std::string cls_cell = i < t.numeric.size() && t.numeric[i] ? "num" : "text";
+      if (!cell.breaks.empty()) cls_cell += " phrases";
       if (cell.style == CellStyle::not_compared) cls_cell += " not-compared";
       if (cell.style == CellStyle::mismatch_allowed) cls_cell += " mismatch-allowed";
-      out += fmt::format("<td class=\"{}\">{}</td>", cls_cell, html_escape(cell.text));
+      out += fmt::format("<td class=\"{}\">{}</td>", cls_cell, html_cell_text(cell));
     }
     out += "</tr>\n";
   }

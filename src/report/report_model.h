@@ -41,6 +41,10 @@ enum class CellStyle { plain, not_compared, mismatch_allowed };
 struct Cell {
   std::string text;
   CellStyle style = CellStyle::plain;
+  // Offsets of the spaces in text where a renderer that wraps (HTML) may
+  // break a line; a figure with its interval stays whole. Empty: the cell
+  // is kept on one line.
+  std::vector<std::size_t> breaks;
   Cell() = default;
   Cell(std::string t, CellStyle s = CellStyle::plain) : text(std::move(t)), style(s) {}  // NOLINT: cells from text
   Cell(const char* t) : text(t) {}                                                       // NOLINT
@@ -49,6 +53,14 @@ struct Cell {
 };
 // For test failure messages.
 inline std::ostream& operator<<(std::ostream& out, const Cell& cell) { return out << cell.text; }
+
+// Phrases that each stay on one line, joined by separators that end in a
+// space ("; ", ", "), at which the line may break.
+struct Phrase {
+  std::string separator;  // before this phrase; ignored for the first
+  std::string text;
+};
+Cell phrases_cell(const std::vector<Phrase>& phrases);
 
 // A table as cells, each column with its header, alignment and, for the
 // console's fixed layouts, its least width and the spaces before it.

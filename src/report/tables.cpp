@@ -10,6 +10,19 @@
 #include "report/report_model.h"
 
 namespace dlcbench {
+
+Cell phrases_cell(const std::vector<Phrase>& phrases) {
+  Cell cell;
+  for (const auto& p : phrases) {
+    if (!cell.text.empty()) {
+      cell.text += p.separator;
+      if (!p.separator.empty() && p.separator.back() == ' ') cell.breaks.push_back(cell.text.size() - 1);
+    }
+    cell.text += p.text;
+  }
+  return cell;
+}
+
 namespace {
 
 const Overhead* find_overhead(const CaseAnalysis& c, const std::string& env) {
@@ -20,11 +33,13 @@ const Overhead* find_overhead(const CaseAnalysis& c, const std::string& env) {
 
 // The verdict's figure and interval, then the mean's: "+3.1% (95% CI +1.2%
 // .. +5.0%); mean +3.4% (95% CI +0.9% .. +6.0%)", or "not compared".
-std::string overhead_cell(const Overhead& o) {
-  if (!o.compared) return "not compared";
-  return fmt::format("{} ({}); mean {} ({})", format_percent_change(o.robust.ratio), robust_interval_words(o.robust),
-                     format_percent_change(o.estimate.ratio), ratio_interval_words(o.estimate));
+std::vector<Phrase> overhead_phrases(const Overhead& o) {
+  if (!o.compared) return {{"", "not compared"}};
+  return {{"", fmt::format("{} ({})", format_percent_change(o.robust.ratio), robust_interval_words(o.robust))},
+          {"; ", fmt::format("mean {} ({})", format_percent_change(o.estimate.ratio), ratio_interval_words(o.estimate))}};
 }
+
+Cell overhead_cell(const Overhead& o) { return phrases_cell(overhead_phrases(o)); }
 
 Cell verdict_cell(const Overhead& o) {
   if (!o.compared) return {"NOT COMPARED: not like for like", CellStyle::not_compared};
@@ -53,9 +68,14 @@ std::vector<std::string> environments_of(const Analysis& a, CaseKind kind) {
 // baseline is named as such; an environment without runs says why).
 std::vector<Cell> comparison_cells(const Analysis& analysis, const CaseAnalysis& c, const EnvironmentStats& e) {
   if (e.env == analysis.baseline) return {"baseline", ""};
-  if (const Overhead* o = find_overhead(c, e.env))
-    return {c.startup && o->compared ? added_time_words(*o, "start") + ", " + overhead_cell(*o) : overhead_cell(*o),
-            verdict_cell(*o)};
+  if (const Overhead* o = find_overhead(c, e.env)) {
+    std::vector<Phrase> phrases = overhead_phrases(*o);
+    if (c.startup && o->compared) {
+      phrases.front().separator = ", ";
+      phrases.insert(phrases.begin(), {"", added_time_words(*o, "start")});
+    }
+    return {phrases_cell(phrases), verdict_cell(*o)};
+  }
   const EnvironmentStats* base = find_environment(c, analysis.baseline);
   if (!base || base->run_values.empty()) return {"n/a", fmt::format("no data for {}", analysis.baseline)};
   if (e.failed_launches)
@@ -290,7 +310,7 @@ Table backend_table(const Analysis& analysis) {
                                r.vs_fastest > 0 ? fmt::format("{:.2f}x", r.vs_fastest) : "n/a"};
       for (const auto& e : envs) {
         const Overhead* o = find_overhead(*r.analysis, e);
-        row.emplace_back(o ? overhead_cell(*o) : "n/a");
+        row.push_back(o ? overhead_cell(*o) : Cell("n/a"));
       }
       t.rows.push_back(std::move(row));
     }
