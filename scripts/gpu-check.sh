@@ -1,91 +1,141 @@
 #!/usr/bin/env bash
-# The GPU check, for a machine with an NVIDIA GPU and its driver and nothing
-# else set up: installs what dlcbench needs (scripts/install-deps.sh from
-# Debian's archive, then scripts/install-cuda.sh: CUDA 13 and cuDNN 9 from
-# NVIDIA's repository where they are missing), builds dlcbench with the CUDA
-# plugin, runs
-# the GPU unit tests (the cuda back end's agreement with LibTorch on the CPU,
-# gpu-gemm and gpu-copy on the device), then one run of gpu-gemm, gpu-copy
-# and a training step of each network with the cuda back end on the host and
-# in every container runtime that starts here, and writes the report as JSON
-# and Markdown. Meant to finish in under 8 minutes on a 16-core machine.
+# The GPU check in one call: builds dlcbench with the CUDA plugin, runs the
+# GPU unit tests (the cuda back end against the CPU, gpu-gemm and gpu-copy on
+# the device), then one run of gpu-gemm (FP32, TF32, BF16, FP16), gpu-copy
+# and a training step series of each network with the cuda back end, and
+# writes report.md and report.json into OUT_DIR.
 #
 #   scripts/gpu-check.sh [OUT_DIR]      (default: gpu-check/)
 #
-# Environment: GPU_CHECK_ENVS (default: host plus docker, podman, runc where
-# installed), GPU_CHECK_GEMM_N (8192), GPU_CHECK_COPY_SIZE (1g),
-# CUDA_ARCH (CMake CUDA architectures; default 90, H100/H200).
+# Two kinds of machine:
+# - bare: gpu-bundle.tar.gz lies in the repository's root (scripts/gpu-bundle.sh
+#   made it on a Debian 12 machine, and it was carried here). Nothing is
+#   installed and no network is used: the machine needs a C++20 compiler,
+#   CMake, the CUDA toolkit 13 with cuBLAS, and cuDNN 9 beside the toolkit or
+#   in a Python wheel's nvidia/cudnn. The torch back end is built too where
+#   Python's PyTorch brings a LibTorch that configures.
+# - networked: without the bundle, scripts/install-deps.sh (Debian's
+#   archive) and scripts/install-cuda.sh (NVIDIA's repository) install what
+#   is missing first.
+# Without a GPU (scripts/gpu-rehearsal.sh runs it so, in a container) it
+# builds and runs everything but the GPU steps, which report "no GPU".
+#
+# Environment: GPU_BUNDLE (the archive; default gpu-bundle.tar.gz),
+# GPU_CHECK_ENVS (default: host plus docker, podman, runc where they run),
+# GPU_CHECK_GEMM_N (8192), GPU_CHECK_COPY_SIZE (1g), CUDA_ARCH (CMake CUDA
+# architectures; default 90, H100/H200), GPU_CHECK_JOBS (default: all CPUs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=$(realpath -m "${1:-gpu-check}")
 mkdir -p "$out"
 started=$(date +%s)
-step() { echo "== $(( $(date +%s) - started )) s: $*"; }
+step() { echo "== $(($(date +%s) - started)) s: $*" | tee -a "$out/steps.log"; }
+jobs=${GPU_CHECK_JOBS:-$(nproc)}
+bundle=${GPU_BUNDLE:-gpu-bundle.tar.gz}
+: >"$out/steps.log"
 
 step "GPU and driver"
-if ! nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv | tee "$out/nvidia-smi.csv"; then
-  echo "gpu-check: nvidia-smi failed: no NVIDIA driver or no GPU here; the check needs both" >&2
-  exit 2
+gpu=yes
+if ! nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm,clocks.sm,clocks.mem,persistence_mode,pcie.link.gen.max,pcie.link.width.max \
+    --format=csv >"$out/nvidia-smi.csv" 2>&1; then
+  gpu=no
+  echo "no GPU: nvidia-smi $(command -v nvidia-smi >/dev/null && echo "failed: $(head -1 "$out/nvidia-smi.csv")" ||
+    echo "is not installed"); the GPU steps are left out" | tee "$out/no-gpu.txt"
+else
+  cat "$out/nvidia-smi.csv"
 fi
 
-step "packages"
-if ! scripts/install-deps.sh >"$out/install-deps.log" 2>&1; then
-  echo "gpu-check: scripts/install-deps.sh failed (see $out/install-deps.log); going on with what is installed" >&2
+configure=(-DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -DNDEBUG"
+  -DCMAKE_UNITY_BUILD=ON -DCMAKE_UNITY_BUILD_BATCH_SIZE=16 -DDLCBENCH_BENCH=OFF
+  -DCMAKE_CUDA_ARCHITECTURES="${CUDA_ARCH:-90}")
+command -v ninja >/dev/null && configure+=(-G Ninja)
+if [ -f "$bundle" ]; then
+  step "bare machine: building from $bundle, installing nothing"
+  rm -rf build-gpu
+  mkdir -p build-gpu
+  tar -C build-gpu -xzf "$bundle"
+  head -1 build-gpu/gpu-bundle/bundle.txt
+  configure+=(-DDLCBENCH_BUNDLE="$PWD/build-gpu/gpu-bundle")
+  nvcc=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
+  # LibTorch inside the machine's PyTorch, for the torch back end, if any.
+  torch_prefix=$(python3 -c 'import torch.utils; print(torch.utils.cmake_prefix_path)' 2>/dev/null || true)
+else
+  step "packages (no $bundle here: installing from the network)"
+  scripts/install-deps.sh >"$out/install-deps.log" 2>&1 ||
+    echo "gpu-check: scripts/install-deps.sh failed (see $out/install-deps.log); going on with what is installed" >&2
+  if ! nvcc=$(scripts/install-cuda.sh 2>"$out/install-cuda.log"); then
+    cat "$out/install-cuda.log" >&2
+    echo "gpu-check: the CUDA plugin needs CUDA 13 with cuBLAS and cuDNN 9 (see $out/install-cuda.log)" >&2
+    exit 1
+  fi
+  torch_prefix=""
 fi
+configure+=(-DCMAKE_CUDA_COMPILER="$nvcc")
 
-step "CUDA toolkit and cuDNN"
-if ! nvcc=$(scripts/install-cuda.sh 2>"$out/install-cuda.log"); then
-  cat "$out/install-cuda.log" >&2
-  echo "gpu-check: the CUDA plugin needs CUDA 13 with cuBLAS and cuDNN 9 (see $out/install-cuda.log)" >&2
+step "build with $jobs jobs (dlcbench, the CUDA plugin, the GPU unit tests)"
+build_started=$(date +%s)
+configured=no
+if [ -n "$torch_prefix" ]; then
+  if cmake -S . -B build-gpu "${configure[@]}" -DCMAKE_PREFIX_PATH="$torch_prefix" >"$out/configure.log" 2>&1; then
+    configured=yes
+  else
+    echo "gpu-check: PyTorch's LibTorch ($torch_prefix) did not configure (see $out/configure-torch.log): building without the torch back end"
+    mv "$out/configure.log" "$out/configure-torch.log"
+    rm -rf build-gpu/CMakeCache.txt build-gpu/CMakeFiles
+  fi
+fi
+if [ "$configured" = no ] && ! cmake -S . -B build-gpu "${configure[@]}" -DDLCBENCH_TORCH=OFF >"$out/configure.log" 2>&1; then
+  tail -30 "$out/configure.log" >&2
+  echo "gpu-check: configuring failed (see $out/configure.log)" >&2
   exit 1
 fi
-tail -1 "$out/install-cuda.log"
-
-step "build (dlcbench, the CUDA plugin, unit tests)"
-# Configured here, not by scripts/build.sh, to keep CMake's own messages:
-# "CUDA plugin: CUDA 13.0, ..." or why it is not built.
-{ cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CUDA_COMPILER="$nvcc" \
-    -DCMAKE_CUDA_ARCHITECTURES="${CUDA_ARCH:-90}" -DDLCBENCH_BENCH=OFF &&
-  cmake --build build-gpu -j "$(nproc)"; } >"$out/build.log" 2>&1 ||
-  { tail -30 "$out/build.log" >&2; echo "gpu-check: build failed (see $out/build.log)" >&2; exit 1; }
-grep 'CUDA plugin' "$out/build.log" || true
+grep -E 'Dependencies:|torch back end:|CUDA plugin:|Tests:' "$out/configure.log" || true
+if ! cmake --build build-gpu -j "$jobs" --target dlcbench gpu_unit_tests >"$out/build.log" 2>&1; then
+  tail -30 "$out/build.log" >&2
+  echo "gpu-check: the build failed (see $out/build.log)" >&2
+  exit 1
+fi
+build_seconds=$(($(date +%s) - build_started))
+echo "built in $build_seconds s"
 if [ ! -f build-gpu/libdlcbench-cuda.so ]; then
-  echo "gpu-check: the CUDA plugin was not built (see $out/build.log)" >&2
+  echo "gpu-check: the CUDA plugin was not built (see $out/configure.log)" >&2
   exit 1
 fi
-build-gpu/dlcbench doctor --json >"$out/doctor.json" 2>&1 || true
-build-gpu/dlcbench doctor 2>&1 | sed -n '/^GPU/,$p' | tee "$out/doctor-gpu.txt"
+dlcbench=build-gpu/dlcbench
+$dlcbench doctor --json >"$out/doctor.json" 2>&1 || true
+$dlcbench doctor 2>&1 | sed -n '/^GPU/,$p' | tee "$out/doctor-gpu.txt"
 
 step "GPU unit tests"
 tests_rc=0
-build-gpu/tests/unit_tests --gtest_brief=1 --gtest_filter='*Gpu*:*Cuda*:*KernelMath*' 2>&1 | tee "$out/unit-tests.log" ||
-  tests_rc=$?
+build-gpu/tests/gpu_unit_tests --gtest_brief=1 2>&1 | tee "$out/unit-tests.log" || tests_rc=$?
 
 step "benchmark run"
 envs=${GPU_CHECK_ENVS:-}
 if [ -z "$envs" ]; then
   envs=host
-  command -v docker >/dev/null && envs+=",docker"
-  command -v podman >/dev/null && envs+=",podman"
+  docker info >/dev/null 2>&1 && envs+=",docker"
+  command -v podman >/dev/null && podman info >/dev/null 2>&1 && envs+=",podman"
   command -v runc >/dev/null && [ "$(id -u)" -eq 0 ] && envs+=",runc"
 fi
-run=(build-gpu/dlcbench run
-  --workloads "gpu-gemm:n=${GPU_CHECK_GEMM_N:-8192},gpu-copy:size=${GPU_CHECK_COPY_SIZE:-1g},fcn5,alexnet,resnet56,lstm"
-  --backends cuda --device gpu --warmup 1 --iters 1 --runs 1 --envs "$envs" --data synthetic
-  --case-timeout 120 --out "$out/results")
 run_rc=0
-if [[ "$envs" == *docker* ]] && ! docker info >/dev/null 2>&1; then
-  scripts/with-docker.sh "${run[@]}" 2>&1 | tee "$out/run.log" || run_rc=$?
+if [ "$gpu" = yes ]; then
+  $dlcbench run \
+    --workloads "gpu-gemm:n=${GPU_CHECK_GEMM_N:-8192},gpu-copy:size=${GPU_CHECK_COPY_SIZE:-1g},fcn5,alexnet,resnet56,lstm" \
+    --backends cuda --device gpu --warmup 1 --iters 1 --runs 1 --envs "$envs" --data synthetic \
+    --case-timeout 120 --out "$out/results" 2>&1 | tee "$out/run.log" || run_rc=$?
 else
-  "${run[@]}" 2>&1 | tee "$out/run.log" || run_rc=$?
+  # The binary built here, on the CPU: the reference back end trains, and the
+  # reports are written as on a GPU machine.
+  $dlcbench run --workloads fcn5 --backends reference --warmup 1 --iters 2 --runs 2 --envs "$envs" \
+    --data synthetic --batch 16 --out "$out/results" 2>&1 | tee "$out/run.log" || run_rc=$?
 fi
 dir=$(ls -d "$out"/results/*/ 2>/dev/null | tail -1)
 if [ -n "$dir" ]; then
-  build-gpu/dlcbench report "$dir" --format json -o "$out/report.json"
-  build-gpu/dlcbench report "$dir" --format md -o "$out/report.md"
+  $dlcbench report "$dir" --format json -o "$out/report.json"
+  $dlcbench report "$dir" --format md -o "$out/report.md"
   # The figure the check is for: BF16 GEMM against the GPU's estimated peak.
   grep -A9 '^### gpu-gemm/bf16' "$out/report.md" | grep -E 'estimated peak|^\| (env|host|docker|podman|runc)' || true
 fi
 
-step "done: unit tests exit $tests_rc, run exit $run_rc; reports in $out"
+step "done: GPU $gpu, build $build_seconds s with $jobs jobs, unit tests exit $tests_rc, run exit $run_rc; reports in $out"
 [ "$tests_rc" -eq 0 ] && [ "$run_rc" -eq 0 ]

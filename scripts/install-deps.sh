@@ -10,6 +10,10 @@ packages=(
   libdnnl-dev ocl-icd-opencl-dev
   libcli11-dev nlohmann-json3-dev libfmt-dev libssl-dev libboost-math-dev
   libgtest-dev libgmock-dev
+  # scripts/gpu-bundle.sh packs OpenBLAS's static library with the Fortran run
+  # time it needs; scripts/gpu-rehearsal.sh makes its stand-in machine's root
+  # file system with debootstrap.
+  libgfortran-12-dev debootstrap
   # scripts/fuzz.sh: clang with libFuzzer and the sanitizer runtimes.
   clang libclang-rt-14-dev
   docker.io runc

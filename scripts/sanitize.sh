@@ -10,8 +10,11 @@ cd "$(dirname "$0")/.."
 cmake -S . -B build-sanitize -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1" \
   -DDLCBENCH_SANITIZE=ON -DDLCBENCH_WERROR=ON -DDLCBENCH_BENCH=OFF -DDLCBENCH_CUDA=OFF \
   -DCMAKE_UNITY_BUILD=ON -DCMAKE_UNITY_BUILD_BATCH_SIZE=16 >/dev/null
-cmake --build build-sanitize -j "$(nproc)" --target unit_tests
+cmake --build build-sanitize -j "$(nproc)" --target unit_tests gpu_unit_tests
 # The unit tests in one process (each ctest start loads LibTorch).
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:strict_string_checks=1:detect_stack_use_after_return=1 \
 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   build-sanitize/tests/unit_tests --gtest_brief=1
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:strict_string_checks=1:detect_stack_use_after_return=1 \
+UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+  build-sanitize/tests/gpu_unit_tests --gtest_brief=1

@@ -4,7 +4,8 @@
 # again under ASan+UBSan (scripts/sanitize.sh), then the integration and fault
 # tests against a real Docker Engine (started here if none runs, and stopped
 # afterwards), Podman, runc, crun and gVisor's runsc (also as Docker's runtime,
-# registered by with-docker.sh). There a runtime that cannot start a
+# registered by with-docker.sh), and last the GPU check's rehearsal
+# (scripts/gpu-rehearsal.sh). There a runtime that cannot start a
 # container fails its tests instead of skipping them.
 # Not here, for time (minutes on 2 cores, and they must run alone): the
 # cleanliness tests (`ctest -L cleanliness` in build/).
@@ -23,9 +24,15 @@ cd build
 # The unit tests in one process: ctest starts one per test, and each start
 # loads LibTorch (about a second, 350 times).
 tests/unit_tests --gtest_brief=1
+tests/gpu_unit_tests --gtest_brief=1
 # About 7 minutes on 2 cores: 5 of compiling (build-sanitize/), 2 of tests.
 ../scripts/sanitize.sh
 # Integration and fault tests two at a time: each run has its own run id,
 # containers and image tag.
 DLCBENCH_REQUIRE_DOCKER=1 DLCBENCH_REQUIRE_RUNTIMES=1 DLCBENCH_REQUIRE_BROWSER=1 \
   ../scripts/with-docker.sh ctest -L 'integration|faults' -j 2 --output-on-failure --timeout 900
+# The GPU check rehearsed in a container that stands in for the bare GPU
+# machine (no development packages, no network): it must build from the
+# repository and gpu-bundle.tar.gz alone and say "no GPU" cleanly.
+cd ..
+scripts/with-docker.sh scripts/gpu-rehearsal.sh build/gpu-rehearsal

@@ -69,7 +69,7 @@ struct EnvironmentStats {
   double work = 0;
   double p99_seconds = 0;
   std::string fs_type;
-  std::optional<double> estimated_peak_gflops;
+  std::optional<double> estimated_limit;  // in the figure's unit (run_records.h)
   // The counters of each successful launch that recorded its accounting.
   std::vector<LaunchCounters> run_counters;
 };

@@ -25,7 +25,7 @@ void take_fingerprint(EnvironmentStats& es, const ResultRecord& r, const nlohman
     es.dataset = r.dataset;
     es.in_container = r.in_container;
     es.fs_type = r.fs_type;
-    es.estimated_peak_gflops = r.estimated_peak_gflops;
+    es.estimated_limit = r.estimated_limit;
     return;
   }
   for (const auto& m : compare_fingerprints(*es.fingerprint, fingerprint))

@@ -131,9 +131,11 @@ ResultRecord read_result_record(const json& r) {
     if (const json* name = nested(r, "dataset", "name"); name && name->is_string()) rec.dataset = name->get<std::string>();
     if (const json* c = nested(r, "container", "in_container"); c && c->is_boolean()) rec.in_container = c->get<bool>();
     if (const json* fs = nested(r, "micro", "fs_type"); fs && fs->is_string()) rec.fs_type = fs->get<std::string>();
-    if (const json* peak = nested(r, "micro", "estimated_peak_gflops");
-        peak && peak->is_number() && std::isfinite(peak->get<double>()) && peak->get<double>() > 0)
-      rec.estimated_peak_gflops = peak->get<double>();
+    // gpu-gemm's peak, gpu-copy's bandwidth limit.
+    for (const char* key : {"estimated_peak_gflops", "estimated_limit_gb_per_s"})
+      if (const json* limit = nested(r, "micro", key);
+          limit && limit->is_number() && std::isfinite(limit->get<double>()) && limit->get<double>() > 0)
+        rec.estimated_limit = limit->get<double>();
   }
   return rec;
 }

@@ -73,7 +73,10 @@ struct ResultRecord {
   std::string dataset = "?";
   bool in_container = false;
   std::string fs_type;
-  std::optional<double> estimated_peak_gflops;  // gpu-gemm: the device's, from its description
+  // The most the device could give, in the figure's unit: gpu-gemm's
+  // estimated peak GFLOP/s, gpu-copy's bandwidth limit in GB/s; from the
+  // worker's description of the operation.
+  std::optional<double> estimated_limit;
 };
 
 // Throws DataError naming the field; a sample without finite, non-negative

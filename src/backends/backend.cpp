@@ -3,18 +3,24 @@
 #include <fmt/format.h>
 
 #include "backends/reference/reference_backend.h"
-#include "backends/torch/torch_backend.h"
 #include "core/errors.h"
 #include "gpu/gpu_loader.h"
 
 #if DLCBENCH_HAVE_ONEDNN
 #include "backends/onednn/onednn_backend.h"
 #endif
+#if DLCBENCH_HAVE_TORCH
+#include "backends/torch/torch_backend.h"
+#endif
 
 namespace dlcbench {
 
 std::unique_ptr<Backend> make_backend(const std::string& name, int threads) {
+#if DLCBENCH_HAVE_TORCH
   if (name == "torch") return make_torch_backend(threads);
+#else
+  if (name == "torch") throw UsageError(backend_unavailable(name));
+#endif
 #if DLCBENCH_HAVE_ONEDNN
   if (name == "onednn") return make_onednn_backend(threads);
 #else
@@ -27,6 +33,12 @@ std::unique_ptr<Backend> make_backend(const std::string& name, int threads) {
 }
 
 std::string backend_unavailable(const std::string& name) {
+#if !DLCBENCH_HAVE_TORCH
+  if (name == "torch")
+    return "the torch back end is not compiled in (this dlcbench was built without LibTorch): use --backends "
+           "reference (CPU) or cuda (GPU), or rebuild with LibTorch (Debian's libtorch-dev, or a PyTorch wheel's "
+           "with -DCMAKE_PREFIX_PATH=\"$(python3 -c 'import torch.utils; print(torch.utils.cmake_prefix_path)')\")";
+#endif
 #if !DLCBENCH_HAVE_ONEDNN
   if (name == "onednn")
     return "the onednn back end is not compiled in: install libdnnl-dev and ocl-icd-opencl-dev "

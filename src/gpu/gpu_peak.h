@@ -32,4 +32,23 @@ inline std::optional<double> estimated_peak_flops(int major, int minor, int mult
   return *per_clock * multiprocessors * sm_clock_hz;
 }
 
+// The bandwidth limit of a PCIe link in one direction, in bytes per second:
+// the generation's transfers per second per lane, times the lanes, less the
+// line code (8b/10b up to generation 2, 128b/130b from 3 on). Packet headers
+// take a few percent more, so a copy reaches about 90% of it at best.
+// nullopt for a generation the table does not know.
+inline std::optional<double> pcie_bytes_per_second(int generation, int lanes) {
+  static constexpr double kGigatransfers[] = {0, 2.5, 5, 8, 16, 32, 64};
+  if (generation < 1 || generation > 6 || lanes < 1) return std::nullopt;
+  const double code = generation <= 2 ? 8.0 / 10.0 : 128.0 / 130.0;
+  return kGigatransfers[generation] * 1e9 * lanes * code / 8.0;
+}
+
+// The device memory's bandwidth limit, reads and writes together: two
+// transfers per memory clock (HBM and GDDR alike, at the clock CUDA reports)
+// over the bus width.
+inline double memory_bytes_per_second(double memory_clock_hz, int bus_bits) {
+  return 2.0 * memory_clock_hz * bus_bits / 8.0;
+}
+
 }  // namespace dlcbench

@@ -33,9 +33,9 @@ double figure_of(const CaseAnalysis& c, double seconds) {
   return c.figure(seconds);
 }
 
-double fraction_of_peak(const CaseAnalysis& c, const EnvironmentStats& e) {
-  if (!c.micro || c.figure_unit != "GFLOP/s" || !e.estimated_peak_gflops || e.runs.n == 0) return NAN;
-  return figure_of(c, e.runs.mean) / *e.estimated_peak_gflops;
+double fraction_of_limit(const CaseAnalysis& c, const EnvironmentStats& e) {
+  if (!c.micro || !c.figure_is_rate || !e.estimated_limit || e.runs.n == 0) return NAN;
+  return figure_of(c, e.runs.mean) / *e.estimated_limit;
 }
 
 FigureSummary figure_summary(const CaseAnalysis& c, const Summary& seconds) {

@@ -32,9 +32,10 @@ FigureSummary figure_summary(const CaseAnalysis& c, const Summary& seconds);
 // NaN for a rate without the work of an operation; seconds as they are for
 // a case that is not a micro-benchmark.
 double figure_of(const CaseAnalysis& c, double seconds);
-// The mean figure as a fraction of the device's estimated peak (gpu-gemm's
-// GFLOP/s against its GPU's); NaN where the benchmark knows no peak.
-double fraction_of_peak(const CaseAnalysis& c, const EnvironmentStats& e);
+// The mean figure as a fraction of the device's estimated limit (gpu-gemm's
+// GFLOP/s against its GPU's peak, gpu-copy's GB/s against the PCIe link's or
+// the memory's bandwidth); NaN where the benchmark knows no limit.
+double fraction_of_limit(const CaseAnalysis& c, const EnvironmentStats& e);
 // "higher is better" for a rate, "lower is better" for a latency.
 const char* better_words(const CaseAnalysis& c);
 // The work of one operation in the figure's unit: "137.4 GFLOP", "268.4 MB";

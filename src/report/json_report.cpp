@@ -339,8 +339,8 @@ json analysis_json(const Analysis& analysis, const Manifest& manifest) {
         ej["figure"]["box"] = box_json(figures, e.outlier_runs);
         ej["p99_seconds"] = e.batch_seconds.empty() ? json(nullptr) : number(e.p99_seconds);
         ej["fs_type"] = e.fs_type.empty() ? json(nullptr) : json(e.fs_type);
-        ej["estimated_peak_gflops"] = e.estimated_peak_gflops ? number(*e.estimated_peak_gflops) : json(nullptr);
-        ej["fraction_of_peak"] = number(fraction_of_peak(c, e));
+        ej["estimated_limit"] = e.estimated_limit ? number(*e.estimated_limit) : json(nullptr);
+        ej["fraction_of_limit"] = number(fraction_of_limit(c, e));
       }
       cj["envs"].push_back(std::move(ej));
     }

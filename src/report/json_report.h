@@ -32,8 +32,10 @@ inline constexpr int kAnalysisJsonSchemaVersion = 3;
 //                       min, max, best, worst, ci95_low, ci95_high, box (of the
 //                       runs' figures), and for a
 //                       latency operations_mean, operations_p99}, "p99_seconds",
-//                       "fs_type", "estimated_peak_gflops" and "fraction_of_peak"
-//                       (gpu-gemm: the mean figure over its GPU's estimated peak)}],
+//                       "fs_type", "estimated_limit" and "fraction_of_limit"
+//                       (gpu-gemm: its GPU's estimated peak GFLOP/s; gpu-copy:
+//                       the PCIe link's or the memory's limit in GB/s; the
+//                       fraction is the mean figure over it)}],
 //             "overheads": [{"env", "ratio", "ci95_low", "ci95_high", "ci95_df",
 //                            "interval" (none, bounded, reaches zero, unbounded),
 //                            "percent", "percent_ci95_low" (null where the

@@ -126,8 +126,8 @@ Table micro_detail_columns(const CaseAnalysis& c) {
   add_column(t, "failed launches", true);
   add_column(t, "outlier runs (kept)", false);
   if (shows_file_system(c)) add_column(t, "file system", false);
-  if (std::any_of(c.envs.begin(), c.envs.end(), [](const auto& e) { return e.estimated_peak_gflops; }))
-    add_column(t, "mean of estimated peak", true);
+  if (std::any_of(c.envs.begin(), c.envs.end(), [](const auto& e) { return e.estimated_limit; }))
+    add_column(t, "mean of estimated limit", true);
   add_column(t, "data", false);
   return t;
 }
@@ -154,10 +154,10 @@ std::vector<Cell> micro_detail_row(const CaseAnalysis& c, const EnvironmentStats
                          e.warmup.n ? format_figure(figure_of(c, e.warmup.mean), d) : "n/a",
                          std::to_string(e.failed_launches), outliers(c, e)});
   if (shows_file_system(c)) row.emplace_back(e.fs_type.empty() ? "n/a" : e.fs_type);
-  if (std::any_of(c.envs.begin(), c.envs.end(), [](const auto& x) { return x.estimated_peak_gflops; })) {
-    const double of_peak = fraction_of_peak(c, e);
-    row.emplace_back(std::isfinite(of_peak) ? fmt::format("{:.1f}% of {:.0f}", 100 * of_peak, *e.estimated_peak_gflops)
-                                            : "n/a");
+  if (std::any_of(c.envs.begin(), c.envs.end(), [](const auto& x) { return x.estimated_limit; })) {
+    const double of_limit = fraction_of_limit(c, e);
+    row.emplace_back(std::isfinite(of_limit) ? fmt::format("{:.1f}% of {:.0f}", 100 * of_limit, *e.estimated_limit)
+                                             : "n/a");
   }
   row.emplace_back(e.fingerprint ? container_words(e) : "n/a");
   return row;

@@ -1,10 +1,13 @@
 // What the agreement tests share (backend_agreement_test.cpp for the CPU
 // back ends, cuda_backend_test.cpp for the GPU): the four networks shrunk to
 // a test's size, random data for them, loading a step's batch as --input
-// disk does, and the comparison itself: from LibTorch's initial weights
+// disk does, and the comparison itself: from the reference's initial weights
 // (moved through the shared parameter layout) and the same batches, the
 // tested back end's loss after 1 and after 10 steps and its weights after
-// one step, against LibTorch on the CPU, within the caller's tolerances.
+// one step, against the reference on the CPU, within the caller's
+// tolerances. The reference is LibTorch; a build without it (a bundle build
+// on a GPU machine) compares with the reference back end, which itself
+// agrees with LibTorch to 1e-5 (backend_agreement_test.cpp).
 #pragma once
 
 #include <gtest/gtest.h>
@@ -116,17 +119,23 @@ inline void load(TrainingSession& s, const TrainingData& data, const WorkloadInf
   s.load_examples(d.features.data() + first * d.example_size(), d.labels.data() + first);
 }
 
-// Trains `tested` (a back end named `backend_name`) and LibTorch side by side
-// on network `w` and reports every disagreement beyond `t` as a failure.
-inline void expect_agreement_with_libtorch(Backend& tested_backend, const std::string& backend_name,
-                                           const WorkloadInfo& w, const Tolerances& t) {
-  auto torch = make_backend("torch", 1);
+#if DLCBENCH_HAVE_TORCH
+inline constexpr const char* kReference = "torch";
+#else
+inline constexpr const char* kReference = "reference";
+#endif
+
+// Trains `tested` (a back end named `backend_name`) and the reference side by
+// side on network `w` and reports every disagreement beyond `t` as a failure.
+inline void expect_agreement_with_reference(Backend& tested_backend, const std::string& backend_name,
+                                            const WorkloadInfo& w, const Tolerances& t) {
+  auto reference_backend = make_backend(kReference, 1);
   const TrainingData data = data_for(w);
   CaseSpec spec;
   spec.workload = w.name;
   spec.backend = backend_name;
   spec.batch = kBatch;
-  auto reference = torch->prepare(w, data, spec);
+  auto reference = reference_backend->prepare(w, data, spec);
   auto tested = tested_backend.prepare(w, data, spec);
   ASSERT_EQ(tested->parameter_count(), reference->parameter_count());
 
@@ -155,7 +164,7 @@ inline void expect_agreement_with_libtorch(Backend& tested_backend, const std::s
           if (excess > worst) worst = excess, at = j;
         }
         EXPECT_LE(worst, 0.0) << w.name << " " << want[i].name << "[" << at << "] after 1 step: "
-                              << have[i].values[at] << " vs LibTorch's " << want[i].values[at];
+                              << have[i].values[at] << " vs " << kReference << "'s " << want[i].values[at];
       }
     }
     if (step == kSteps - 1) {

@@ -43,7 +43,7 @@ TEST_P(Agreement, LossAndWeightsMatchLibTorch) {
   } catch (const UsageError& e) {
     GTEST_SKIP() << e.what();
   }
-  agreement::expect_agreement_with_libtorch(*other, backend_name, small_networks()[static_cast<std::size_t>(network)],
+  agreement::expect_agreement_with_reference(*other, backend_name, small_networks()[static_cast<std::size_t>(network)],
                                             kTolerances);
 }
 

@@ -1,5 +1,6 @@
 // The cuda back end, loaded through the plugin as a worker loads it, against
-// LibTorch on the CPU: from LibTorch's initial weights and the same batches,
+// LibTorch on the CPU (the reference back end in a build without LibTorch):
+// from the reference's initial weights and the same batches,
 // the loss after 1 and 10 steps and the weights after one step
 // (agreement_support.h), for the four networks at a small size; and the
 // session's own promises (parameters round-trip, GPU time per step).
@@ -53,8 +54,8 @@ class CudaBackendTest : public ::testing::Test {
 
 class CudaAgreement : public CudaBackendTest, public ::testing::WithParamInterface<int> {};
 
-TEST_P(CudaAgreement, LossAndWeightsMatchLibTorch) {
-  agreement::expect_agreement_with_libtorch(
+TEST_P(CudaAgreement, LossAndWeightsMatchTheCpu) {
+  agreement::expect_agreement_with_reference(
       *backend_, "cuda", agreement::small_networks()[static_cast<std::size_t>(GetParam())], kGpuTolerances);
 }
 

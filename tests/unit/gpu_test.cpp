@@ -189,6 +189,19 @@ TEST(GpuPeak, MatchesNvidiasFiguresForTheKnownArchitectures) {
   EXPECT_FALSE(estimated_peak_flops(9, 0, 132, 1.98e9, "int8").has_value());
 }
 
+TEST(GpuPeak, BandwidthLimitsMatchThePublishedFigures) {
+  // PCIe 5.0 x16: 63.0 GB/s each way; 4.0 x16: 31.5; 2.0 x8: 4.0 (8b/10b).
+  EXPECT_NEAR(*pcie_bytes_per_second(5, 16) / 1e9, 63.0, 0.1);
+  EXPECT_NEAR(*pcie_bytes_per_second(4, 16) / 1e9, 31.5, 0.1);
+  EXPECT_NEAR(*pcie_bytes_per_second(2, 8) / 1e9, 4.0, 1e-9);
+  EXPECT_FALSE(pcie_bytes_per_second(7, 16).has_value());
+  EXPECT_FALSE(pcie_bytes_per_second(0, 16).has_value());
+  // H100 SXM: HBM3, 5120 bits at 2619 MHz: 3.35 TB/s; A100 40 GB: 5120 bits
+  // at 1215 MHz: 1.555 TB/s (NVIDIA's figures).
+  EXPECT_NEAR(memory_bytes_per_second(2.619e9, 5120) / 1e12, 3.35, 0.01);
+  EXPECT_NEAR(memory_bytes_per_second(1.215e9, 5120) / 1e12, 1.555, 0.001);
+}
+
 TEST(GpuPlan, EachBackEndRunsOnTheDevicesItSupports) {
   PlanRequest r;
   r.workloads = {"fcn5"};

@@ -1124,17 +1124,35 @@ TEST(MicroReport, GpuGemmShowsItsShareOfTheEstimatedPeak) {
   ASSERT_EQ(a.cases.size(), 1u);
   ASSERT_TRUE(a.cases[0].micro);
   const Table t = detail_table(a.cases[0]);
-  const auto column = std::find(t.header.begin(), t.header.end(), "mean of estimated peak") - t.header.begin();
+  const auto column = std::find(t.header.begin(), t.header.end(), "mean of estimated limit") - t.header.begin();
   ASSERT_LT(static_cast<std::size_t>(column), t.header.size());
   EXPECT_EQ(t.rows[0][static_cast<std::size_t>(column)], "27.5% of 1000");  // 274.9 GFLOP/s of 1000
   EXPECT_EQ(t.rows[1][static_cast<std::size_t>(column)], "n/a");          // its description gave none
   const json j = json::parse(analysis_json(a, run.manifest).dump());
-  EXPECT_DOUBLE_EQ(j["cases"][0]["envs"][0]["fraction_of_peak"].get<double>(), kGemmWork / 0.5 / 1e9 / 1000);
-  EXPECT_EQ(j["cases"][0]["envs"][0]["estimated_peak_gflops"], 1000.0);
-  EXPECT_TRUE(j["cases"][0]["envs"][1]["fraction_of_peak"].is_null());
-  // Benchmarks without a peak keep their columns.
+  EXPECT_DOUBLE_EQ(j["cases"][0]["envs"][0]["fraction_of_limit"].get<double>(), kGemmWork / 0.5 / 1e9 / 1000);
+  EXPECT_EQ(j["cases"][0]["envs"][0]["estimated_limit"], 1000.0);
+  EXPECT_TRUE(j["cases"][0]["envs"][1]["fraction_of_limit"].is_null());
+  // Benchmarks without a limit keep their columns.
   const Table cpu = detail_table(gemm_case());
-  EXPECT_EQ(std::count(cpu.header.begin(), cpu.header.end(), "mean of estimated peak"), 0);
+  EXPECT_EQ(std::count(cpu.header.begin(), cpu.header.end(), "mean of estimated limit"), 0);
+}
+
+// gpu-copy describes its bandwidth limit in its own unit (GB copied per
+// second): the same column and fields carry it.
+TEST(MicroReport, GpuCopyShowsItsShareOfTheBandwidthLimit) {
+  constexpr double kBytes = 1e9;  // 1 GB in 0.5 s: 2 GB/s
+  const MicroRun run = two_environment_micro_run("gpu-copy/h2d-pinned/s1g", "gpu-copy", "gpu", "h2d-pinned",
+                                                 {{"host", kBytes}, {"docker", kBytes}},
+                                                 {{"host", {{"estimated_limit_gb_per_s", 63.0}}},
+                                                  {"docker", {{"estimated_limit_gb_per_s", 63.0}}}});
+  const Analysis a = analyze(run.manifest, run.records);
+  ASSERT_EQ(a.cases.size(), 1u);
+  const Table t = detail_table(a.cases[0]);
+  const auto column = std::find(t.header.begin(), t.header.end(), "mean of estimated limit") - t.header.begin();
+  ASSERT_LT(static_cast<std::size_t>(column), t.header.size());
+  EXPECT_EQ(t.rows[0][static_cast<std::size_t>(column)], "3.2% of 63");
+  const json j = json::parse(analysis_json(a, run.manifest).dump());
+  EXPECT_DOUBLE_EQ(j["cases"][0]["envs"][1]["fraction_of_limit"].get<double>(), 2.0 / 63.0);
 }
 
 }  // namespace

@@ -113,9 +113,9 @@ class Step {
 
 // FCN-5, AlexNet-R, ResNet-56: the reference engine's data handling, with
 // each batch copied to the device as it is loaded.
-class ClassifierSession : public TrainingSession {
+class CudaClassifierSession : public TrainingSession {
  public:
-  ClassifierSession(std::shared_ptr<GpuContext> gpu, const models::ModelSpec& spec, const ClassificationData& data,
+  CudaClassifierSession(std::shared_ptr<GpuContext> gpu, const models::ModelSpec& spec, const ClassificationData& data,
                     const CaseSpec& c)
       : step_(std::move(gpu), spec, c.seed),
         batch_(c.batch),
@@ -161,9 +161,9 @@ class ClassifierSession : public TrainingSession {
 // [sequence, batch] window of the batchified text, the hidden state carried
 // from one window to the next and reset when the windows wrap around, as the
 // reference engine.
-class LanguageModelSession : public TrainingSession {
+class CudaLanguageModelSession : public TrainingSession {
  public:
-  LanguageModelSession(std::shared_ptr<GpuContext> gpu, const models::ModelSpec& spec, const TokenStream& text,
+  CudaLanguageModelSession(std::shared_ptr<GpuContext> gpu, const models::ModelSpec& spec, const TokenStream& text,
                        const CaseSpec& c)
       : step_(std::move(gpu), spec, c.seed),
         lstm_(std::get<models::LstmSpec>(spec.architecture)),
@@ -247,7 +247,7 @@ class CudaBackend : public Backend {
 
   std::unique_ptr<TrainingSession> prepare(const WorkloadInfo& workload, const TrainingData& data,
                                            const CaseSpec& spec) override {
-    return make_session<LanguageModelSession, ClassifierSession>(workload, data, spec, gpu_);
+    return make_session<CudaLanguageModelSession, CudaClassifierSession>(workload, data, spec, gpu_);
   }
 
  private:

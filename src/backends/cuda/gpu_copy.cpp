@@ -57,7 +57,20 @@ class GpuCopy : public MicroBenchmark {
   }
 
   nlohmann::json describe() const override {
-    return {{"variant", variant_}, {"bytes", bytes_}, {"counts", "bytes copied"}, {"device", device_info_}};
+    nlohmann::json d = {{"variant", variant_}, {"bytes", bytes_}, {"counts", "bytes copied"}, {"device", device_info_}};
+    // The most the copy could move, in the figure's unit (GB copied per
+    // second): the PCIe link's one-way limit, or half the memory's, since a
+    // device-to-device copy reads and writes every byte.
+    if (variant_ == "d2d") {
+      d["estimated_limit_gb_per_s"] = device_info_["memory_limit_bytes_per_s"].get<double>() / 2 / 1e9;
+      d["limit_from"] = "device memory: 2 transfers x memory clock x bus width, read plus written";
+    } else if (device_info_.contains("pcie_limit_bytes_per_s")) {
+      d["estimated_limit_gb_per_s"] = device_info_["pcie_limit_bytes_per_s"].get<double>() / 1e9;
+      d["limit_from"] = fmt::format("PCIe generation {} x{}, one way, less its line code",
+                                    device_info_["nvml"]["pcie_generation_max"].get<int>(),
+                                    device_info_["nvml"]["pcie_width_max"].get<int>());
+    }
+    return d;
   }
 
   MicroResult run() override {

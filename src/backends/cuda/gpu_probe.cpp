@@ -1,6 +1,7 @@
 #include <dlfcn.h>
 
 #include <array>
+#include <chrono>
 #include <filesystem>
 #include <mutex>
 #include <optional>
@@ -12,6 +13,8 @@
 
 #include "backends/cuda/cuda_check.h"
 #include "backends/cuda/gpu_micro.h"
+#include "backends/cuda/nvml_facts.h"
+#include "gpu/gpu_peak.h"
 
 namespace dlcbench::cuda {
 namespace {
@@ -88,12 +91,18 @@ void preload_cudnn_libraries() {
 
 nlohmann::json probe_device() {
   preload_cudnn_libraries();
+  // The first probe of a process starts CUDA (the driver, then device 0's
+  // context): what a GPU job pays before its first kernel.
+  static std::optional<double> cuda_init_seconds;
+  const auto init_started = std::chrono::steady_clock::now();
   int count = 0;
   DLCBENCH_CUDA(cudaGetDeviceCount(&count));
   if (count == 0) throw GpuError(explain_cuda_status(cudaErrorNoDevice));
   DLCBENCH_CUDA(cudaSetDevice(0));
   // Makes the context now: a GPU busy in exclusive mode says so here.
   DLCBENCH_CUDA(cudaFree(nullptr));
+  if (!cuda_init_seconds)
+    cuda_init_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - init_started).count();
   cudaDeviceProp p{};
   DLCBENCH_CUDA(cudaGetDeviceProperties(&p, 0));
   int driver = 0, runtime = 0;
@@ -124,8 +133,18 @@ nlohmann::json probe_device() {
                       {"compute_mode", compute_mode_name(attribute(cudaDevAttrComputeMode, 0))},
                       {"ecc", p.ECCEnabled != 0},
                       {"driver_cuda_version", version_text(driver)},
-                      {"runtime_cuda_version", version_text(runtime)}};
+                      {"runtime_cuda_version", version_text(runtime)},
+                      {"cuda_init_seconds", *cuda_init_seconds}};
   d.update(build_info());
+  d["memory_limit_bytes_per_s"] = memory_bytes_per_second(d["memory_clock_max_mhz"].get<double>() * 1e6,
+                                                          d["memory_bus_bits"].get<int>());
+  // Clocks now, persistence mode and the PCIe link, from the driver.
+  const nlohmann::json nvml = nvml_device_facts(bus.data());
+  d["nvml"] = nvml;
+  if (nvml.contains("pcie_generation_max") && nvml.contains("pcie_width_max"))
+    if (const auto pcie = pcie_bytes_per_second(nvml["pcie_generation_max"].get<int>(),
+                                                nvml["pcie_width_max"].get<int>()))
+      d["pcie_limit_bytes_per_s"] = *pcie;
   return d;
 }
 

@@ -20,9 +20,9 @@ namespace {
 using onednn::Context;
 
 // Image and feature classifiers: FCN-5, AlexNet-R, ResNet-56.
-class ClassifierSession : public TrainingSession {
+class OnednnClassifierSession : public TrainingSession {
  public:
-  ClassifierSession(std::shared_ptr<Context> context, const models::ModelSpec& spec, const ClassificationData& data,
+  OnednnClassifierSession(std::shared_ptr<Context> context, const models::ModelSpec& spec, const ClassificationData& data,
                     const CaseSpec& c)
       : context_(std::move(context)), spec_(spec), sgd_(spec.optimizer), examples_((check_examples(spec, data, c.batch), data), c.batch, c.seed) {
     net_ = onednn::build_classifier(*context_, spec, c.batch);
@@ -67,9 +67,9 @@ class ClassifierSession : public TrainingSession {
 // The LSTM language model: truncated back-propagation through time over a
 // [steps, batch] token matrix, the state carried from one window to the next
 // (without gradient) and reset when the windows wrap around.
-class LanguageModelSession : public TrainingSession {
+class OnednnLanguageModelSession : public TrainingSession {
  public:
-  LanguageModelSession(std::shared_ptr<Context> context, const models::ModelSpec& spec, const TokenStream& text, const CaseSpec& c)
+  OnednnLanguageModelSession(std::shared_ptr<Context> context, const models::ModelSpec& spec, const TokenStream& text, const CaseSpec& c)
       : context_(std::move(context)),
         spec_(spec),
         lstm_spec_(std::get<models::LstmSpec>(spec.architecture)),
@@ -170,7 +170,7 @@ class OnednnBackend : public Backend {
 
   std::unique_ptr<TrainingSession> prepare(const WorkloadInfo& workload, const TrainingData& data,
                                            const CaseSpec& spec) override {
-    return make_session<LanguageModelSession, ClassifierSession>(workload, data, spec, context_);
+    return make_session<OnednnLanguageModelSession, OnednnClassifierSession>(workload, data, spec, context_);
   }
 
  private:

@@ -65,10 +65,10 @@ class ReferenceSession : public TrainingSession {
 };
 
 // FCN-5, AlexNet-R, ResNet-56: the same data handling as LibTorch's
-// ClassifierSession, with a shuffle of our own.
-class ClassifierSession : public ReferenceSession {
+// ReferenceClassifierSession, with a shuffle of our own.
+class ReferenceClassifierSession : public ReferenceSession {
  public:
-  ClassifierSession(const models::ModelSpec& spec, const ClassificationData& data, const CaseSpec& c)
+  ReferenceClassifierSession(const models::ModelSpec& spec, const ClassificationData& data, const CaseSpec& c)
       : ReferenceSession(spec),
         batch_(c.batch),
         examples_((check_examples(spec, data, c.batch), data), c.batch, c.seed) {
@@ -106,9 +106,9 @@ class ClassifierSession : public ReferenceSession {
 // The LSTM language model: truncated back-propagation through time over a
 // [sequence, batch] window of the batchified text, the hidden state carried
 // from one window to the next and reset when the windows wrap around.
-class LanguageModelSession : public ReferenceSession {
+class ReferenceLanguageModelSession : public ReferenceSession {
  public:
-  LanguageModelSession(const models::ModelSpec& spec, const TokenStream& text, const CaseSpec& c)
+  ReferenceLanguageModelSession(const models::ModelSpec& spec, const TokenStream& text, const CaseSpec& c)
       : ReferenceSession(spec),
         lstm_spec_(std::get<models::LstmSpec>(spec.architecture)),
         clip_(spec.optimizer.clip_grad_norm) {
@@ -180,7 +180,7 @@ class ReferenceBackend : public Backend {
 
   std::unique_ptr<TrainingSession> prepare(const WorkloadInfo& workload, const TrainingData& data,
                                            const CaseSpec& spec) override {
-    return make_session<LanguageModelSession, ClassifierSession>(workload, data, spec);
+    return make_session<ReferenceLanguageModelSession, ReferenceClassifierSession>(workload, data, spec);
   }
 
  private:

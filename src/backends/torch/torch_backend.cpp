@@ -44,9 +44,9 @@ void import_parameters(torch::nn::Module& net, torch::optim::Optimizer& optimize
 }
 
 // Image and feature classifiers: FCN-5, AlexNet-R, ResNet-56.
-class ClassifierSession : public TrainingSession {
+class TorchClassifierSession : public TrainingSession {
  public:
-  ClassifierSession(const models::ModelSpec& spec, const ClassificationData& data, const CaseSpec& c)
+  TorchClassifierSession(const models::ModelSpec& spec, const ClassificationData& data, const CaseSpec& c)
       : spec_(spec), net_(torch_backend::make_classifier(spec)), optimizer_(make_sgd(net_->parameters(), spec.optimizer)),
         batch_(c.batch) {
     check_examples(spec, data, c.batch);
@@ -107,9 +107,9 @@ class ClassifierSession : public TrainingSession {
 // The LSTM language model: truncated back-propagation through time over a
 // [steps, batch] token matrix, the hidden state carried from one window to
 // the next (detached) and reset when the windows wrap around.
-class LanguageModelSession : public TrainingSession {
+class TorchLanguageModelSession : public TrainingSession {
  public:
-  LanguageModelSession(const models::ModelSpec& spec, const TokenStream& text, const CaseSpec& c)
+  TorchLanguageModelSession(const models::ModelSpec& spec, const TokenStream& text, const CaseSpec& c)
       : spec_(spec),
         lstm_spec_(std::get<models::LstmSpec>(spec.architecture)),
         net_(std::make_shared<LanguageModel>(lstm_spec_)),
@@ -149,7 +149,7 @@ class LanguageModelSession : public TrainingSession {
     return loss.item<double>();
   }
 
-  std::int64_t parameter_count() const override { return ClassifierSession::count(net_->parameters()); }
+  std::int64_t parameter_count() const override { return TorchClassifierSession::count(net_->parameters()); }
   ParameterSet parameters() const override { return export_parameters(*net_, spec_); }
   void set_parameters(const ParameterSet& p) override { import_parameters(*net_, optimizer_, p, spec_); }
 
@@ -191,7 +191,7 @@ class TorchBackend : public Backend {
   std::unique_ptr<TrainingSession> prepare(const WorkloadInfo& workload, const TrainingData& data,
                                            const CaseSpec& spec) override {
     torch::manual_seed(spec.seed);
-    return make_session<LanguageModelSession, ClassifierSession>(workload, data, spec);
+    return make_session<TorchLanguageModelSession, TorchClassifierSession>(workload, data, spec);
   }
 
  private:
