@@ -42,6 +42,13 @@ dlcbench_bundle_library(Boost::headers)
 # with the Fortran run time its LAPACK part needs, GoogleTest.
 dlcbench_bundle_library(OpenSSL::Crypto FILES libcrypto.a LINK ${CMAKE_DL_LIBS} Threads::Threads)
 dlcbench_bundle_library(dlcbench_blas FILES libopenblas.a libgfortran.a libquadmath.a LINK m Threads::Threads)
+# The fingerprint asks OpenBLAS who it is through dlsym (it must not assume
+# which BLAS the loader gave it): from a static library those functions are
+# linked only if asked for, and visible to dlsym only if exported.
+foreach(function openblas_get_corename openblas_get_config openblas_get_num_threads openblas_get_parallel)
+  set_property(TARGET dlcbench_blas APPEND PROPERTY INTERFACE_LINK_OPTIONS
+               "LINKER:--undefined=${function}" "LINKER:--export-dynamic-symbol=${function}")
+endforeach()
 dlcbench_bundle_library(GTest::gtest FILES libgtest.a LINK Threads::Threads)
 dlcbench_bundle_library(GTest::gmock FILES libgmock.a LINK GTest::gtest)
 dlcbench_bundle_library(GTest::gtest_main FILES libgtest_main.a LINK GTest::gtest)

@@ -21,7 +21,8 @@
 # builds and runs everything but the GPU steps, which report "no GPU".
 #
 # Environment: GPU_BUNDLE (the archive; default gpu-bundle.tar.gz),
-# GPU_CHECK_ENVS (default: host plus docker, podman, runc where they run),
+# GPU_CHECK_ENVS (default: host,docker,podman,runc,crun; those that cannot
+# run here are left out, and the report says why),
 # GPU_CHECK_GEMM_N (8192), GPU_CHECK_COPY_SIZE (1g), CUDA_ARCH (CMake CUDA
 # architectures; default 90, H100/H200), GPU_CHECK_JOBS (default: all CPUs).
 set -euo pipefail
@@ -110,13 +111,28 @@ tests_rc=0
 build-gpu/tests/gpu_unit_tests --gtest_brief=1 2>&1 | tee "$out/unit-tests.log" || tests_rc=$?
 
 step "benchmark run"
+# The host, and each container runtime that can run here: one that cannot
+# is left out, and the report says why.
 envs=${GPU_CHECK_ENVS:-}
+left_out=()
 if [ -z "$envs" ]; then
   envs=host
-  docker info >/dev/null 2>&1 && envs+=",docker"
-  command -v podman >/dev/null && podman info >/dev/null 2>&1 && envs+=",podman"
-  command -v runc >/dev/null && [ "$(id -u)" -eq 0 ] && envs+=",runc"
+  for runtime in docker podman runc crun; do
+    if ! command -v "$runtime" >/dev/null; then
+      left_out+=("$runtime: not installed on this machine")
+    elif [ "$runtime" = docker ] && ! docker info >/dev/null 2>&1; then
+      left_out+=("docker: installed, but no Docker Engine answers (start one: scripts/with-docker.sh)")
+    elif [ "$runtime" = podman ] && ! podman info >/dev/null 2>&1; then
+      left_out+=("podman: installed, but \`podman info\` fails")
+    elif { [ "$runtime" = runc ] || [ "$runtime" = crun ]; } && [ "$(id -u)" -ne 0 ]; then
+      left_out+=("$runtime: needs root here")
+    else
+      envs+=",$runtime"
+    fi
+  done
 fi
+printf '%s\n' "${left_out[@]}" >"$out/environments-left-out.txt"
+[ ${#left_out[@]} -eq 0 ] || printf 'left out: %s\n' "${left_out[@]}"
 run_rc=0
 if [ "$gpu" = yes ]; then
   $dlcbench run \
@@ -133,6 +149,22 @@ dir=$(ls -d "$out"/results/*/ 2>/dev/null | tail -1)
 if [ -n "$dir" ]; then
   $dlcbench report "$dir" --format json -o "$out/report.json"
   $dlcbench report "$dir" --format md -o "$out/report.md"
+  # What the driver said before the run (clocks idle, persistence mode, PCIe
+  # link), what doctor found, and the CUDA start-up each worker measured.
+  if [ "$gpu" = yes ]; then
+    { echo; echo "## The GPU, as scripts/gpu-check.sh found it"; echo
+      echo "nvidia-smi before the run:"; echo; echo '```'; cat "$out/nvidia-smi.csv"; echo '```'; echo
+      echo "dlcbench doctor:"; echo; echo '```'; cat "$out/doctor-gpu.txt"; echo '```'; echo
+      echo "CUDA start-up (driver and context) of each GPU worker launch, seconds:"
+      grep -ho '"cuda_init_seconds":[0-9.e+-]*' "$dir/results.jsonl" | cut -d: -f2 | sort -g | tr '\n' ' '; echo
+    } >>"$out/report.md"
+  else
+    { echo; echo "## The GPU"; echo; cat "$out/no-gpu.txt"; } >>"$out/report.md"
+  fi
+  if [ ${#left_out[@]} -gt 0 ]; then
+    { echo; echo "## Container runtimes left out by scripts/gpu-check.sh"; echo
+      printf -- '- %s\n' "${left_out[@]}"; } >>"$out/report.md"
+  fi
   # The figure the check is for: BF16 GEMM against the GPU's estimated peak.
   grep -A9 '^### gpu-gemm/bf16' "$out/report.md" | grep -E 'estimated peak|^\| (env|host|docker|podman|runc)' || true
 fi

@@ -120,4 +120,11 @@ grep -q "/nvidia/cudnn/lib/libcudnn.so.9" "$out/configure.log" ||
   fail "cuDNN was not found in the wheel's folder ($out/configure.log)"
 grep -q "no GPU" "$out/no-gpu.txt" "$out/unit-tests.log" || fail "the GPU steps did not say \"no GPU\""
 [ -s "$out/report.md" ] && [ -s "$out/report.json" ] || fail "the check wrote no report.md and report.json"
+grep -q "docker: not installed on this machine" "$out/report.md" ||
+  fail "the report does not say why the container runtimes were left out"
+grep -q "Machine:\*\* .*; a virtual machine\|Machine:\*\* .*; on bare metal\|Machine:\*\* .*gVisor" "$out/report.md" ||
+  fail "the report does not say what kind of machine measured the \"host\" figures"
+# The static OpenBLAS still tells the fingerprint which kernel it runs.
+grep -q '"library":"OpenBLAS"' "$out"/results/*/results.jsonl ||
+  fail "the worker's fingerprint does not name OpenBLAS: the bundle build hides its identity from dlsym"
 step "done: the check built from the carried files alone and ran; its files are in $out"

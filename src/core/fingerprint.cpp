@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <fstream>
 #include <regex>
@@ -16,6 +17,7 @@
 
 #include <fmt/format.h>
 
+#include "core/accounting.h"
 #include "core/memory.h"
 #include "core/sha.h"
 
@@ -239,6 +241,31 @@ nlohmann::json process_security(const std::map<std::string, std::string>& status
   return s;
 }
 
+nlohmann::json machine_kind(std::string_view proc_version, std::string_view cpuinfo, std::string_view dmi_vendor,
+                            std::string_view dmi_product) {
+  if (is_gvisor_kernel(proc_version))
+    return {{"kind", "gVisor sandbox"}, {"detected_by", "/proc/version is gVisor's fixed Linux 4.4.0 text"}};
+  // The flags line of the first CPU: " hypervisor" among them.
+  const auto flags = cpuinfo.find("\nflags");
+  const auto end = cpuinfo.find('\n', flags == std::string_view::npos ? 0 : flags + 1);
+  const std::string_view line =
+      flags == std::string_view::npos ? std::string_view{} : cpuinfo.substr(flags, end - flags);
+  const bool hypervisor = line.find(" hypervisor") != std::string_view::npos;
+  if (!hypervisor)
+    return {{"kind", "bare metal"}, {"detected_by", "no hypervisor flag in /proc/cpuinfo"}};
+  auto trimmed = [](std::string_view text) {
+    while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.remove_suffix(1);
+    return std::string(text);
+  };
+  const std::string vendor = trimmed(dmi_vendor), product = trimmed(dmi_product);
+  std::string by = "the hypervisor flag in /proc/cpuinfo";
+  if (!vendor.empty() || !product.empty())
+    by += fmt::format("; DMI: {}{}{}", vendor, !vendor.empty() && !product.empty() ? " " : "", product);
+  else
+    by += "; no DMI vendor (a micro-VM such as Firecracker gives none)";
+  return {{"kind", "virtual machine"}, {"detected_by", by}};
+}
+
 nlohmann::json environment_fingerprint(const FingerprintPaths& paths) {
   char host[256] = {};
   gethostname(host, sizeof host - 1);
@@ -263,6 +290,9 @@ nlohmann::json environment_fingerprint(const FingerprintPaths& paths) {
                  {"memory_limit_bytes",
                   limits.memory_limit_bytes ? nlohmann::json(*limits.memory_limit_bytes) : nlohmann::json()}};
   j["kernel"] = fmt::format("{} {}", u.release, u.version);
+  j["machine"] = machine_kind(read_small_file("/proc/version"), read_small_file("/proc/cpuinfo"),
+                              read_small_file("/sys/class/dmi/id/sys_vendor"),
+                              read_small_file("/sys/class/dmi/id/product_name"));
   // What confines the process: recorded, so a report shows that containers
   // ran with the runtime's defaults. Its seccomp mode is compared under
   // "isolation" (a filter runs on every system call); the rest changes no speed.

@@ -7,6 +7,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
@@ -47,6 +48,14 @@ nlohmann::json blas_info();
 nlohmann::json environment_fingerprint(const FingerprintPaths& paths = {});
 
 std::string self_executable_sha256();
+
+// What kind of machine this is, for readers of a report whose "host" may
+// itself be a guest: "gVisor sandbox" (its kernel's fixed /proc/version),
+// "virtual machine" (the CPU's hypervisor flag in /proc/cpuinfo; the DMI
+// vendor and product name it where the hypervisor gives them) or "bare
+// metal"; with what it was detected by. The texts are those files'.
+nlohmann::json machine_kind(std::string_view proc_version, std::string_view cpuinfo, std::string_view dmi_vendor,
+                            std::string_view dmi_product);
 
 // How the process is confined, from /proc/self/status: seccomp mode
 // ("disabled", "strict", "filter"), no_new_privs, the effective capability

@@ -220,6 +220,26 @@ std::vector<std::string> disturbance_lines(const CaseAnalysis& c, const std::str
   return out;
 }
 
+namespace {
+
+// "AMD EPYC, 2 CPUs online, Linux 6.18.44; a virtual machine (the hypervisor
+// flag in /proc/cpuinfo; no DMI vendor ...)": where the "host" figures were
+// measured, which may itself be a guest. Empty for a run recorded before
+// the fingerprint named the machine's kind.
+std::string machine_words(const nlohmann::json& fingerprint) {
+  const auto* kind = fingerprint.contains("machine") ? &fingerprint["machine"] : nullptr;
+  if (!kind || !kind->contains("kind")) return "";
+  std::string cpu = fingerprint.contains("cpu") ? fingerprint["cpu"].value("model", std::string("?")) : "?";
+  const int online = fingerprint.contains("cpu") ? fingerprint["cpu"].value("online", 0) : 0;
+  std::string kernel = fingerprint.value("kernel", std::string("?"));
+  kernel = kernel.substr(0, kernel.find(' '));
+  const std::string what = kind->value("kind", std::string("?"));
+  return fmt::format("{}, {} CPUs online, Linux {}; {} {} ({})", cpu, online, kernel,
+                     what == "bare metal" ? "on" : "a", what, kind->value("detected_by", std::string("?")));
+}
+
+}  // namespace
+
 std::vector<std::pair<std::string, std::string>> run_facts(const Analysis& analysis, const Manifest& manifest) {
   std::vector<std::pair<std::string, std::string>> facts = {
       {"Run", or_unknown(manifest.run_id)},
@@ -229,6 +249,8 @@ std::vector<std::pair<std::string, std::string>> run_facts(const Analysis& analy
       {"Command", command_line(manifest)},
       {"Baseline", analysis.baseline.empty() ? "?" : analysis.baseline},
       {"Methods", kReportMethods}};
+  if (const std::string machine = machine_words(manifest.orchestrator); !machine.empty())
+    facts.emplace_back("Machine", machine);
   if (manifest.added_rounds) {
     const AddedRounds& a = *manifest.added_rounds;
     std::string precision;

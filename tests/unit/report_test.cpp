@@ -286,6 +286,17 @@ TEST(MarkdownReport, HeaderNamesTheRunAndTheMethods) {
   EXPECT_THAT(md, Not(HasSubstr("INTERRUPTED")));
 }
 
+TEST(MarkdownReport, NamesTheMachineAndWhetherItIsAGuest) {
+  json m = manifest();
+  EXPECT_THAT(render_markdown(two_cases_and_startup(), m), Not(HasSubstr("**Machine:**")));  // an older run
+  m["orchestrator"] = {{"cpu", {{"model", "AMD EPYC"}, {"online", 16}}},
+                       {"kernel", "6.18.44-fc-v236-gpu #1 SMP"},
+                       {"machine", {{"kind", "virtual machine"}, {"detected_by", "the hypervisor flag"}}}};
+  EXPECT_THAT(render_markdown(two_cases_and_startup(), m),
+              HasSubstr("- **Machine:** AMD EPYC, 16 CPUs online, Linux 6.18.44-fc-v236-gpu; a virtual machine "
+                        "(the hypervisor flag)"));
+}
+
 TEST(MarkdownReport, SaysClearlyThatARunWasInterrupted) {
   EXPECT_THAT(render_markdown(two_cases_and_startup(), manifest("interrupted")), HasSubstr("> **INTERRUPTED: "));
   EXPECT_THAT(render_markdown(two_cases_and_startup(), manifest("running")), HasSubstr("still says"));
