@@ -83,10 +83,10 @@ Verdict judge(const RobustRatio& robust, const RatioEstimate& mean, double margi
     if (mean.test.p_value < 0.05 && side_of_one(mean) != 0) return mean.ratio > 1 ? Verdict::slower : Verdict::faster;
     return Verdict::too_few_runs;
   }
-  // A difference is claimed only where the mean's interval agrees: in ten
+  // A difference is claimed only where the mean's interval agrees: in twenty
   // seeded host-against-host runs of 20 rounds (bench/README.md, the null
-  // experiment) the paired interval alone excluded 1 twice and the mean's
-  // never. Rounds that drift together make the paired one too narrow.
+  // experiment) the paired interval alone excluded 1 three times and the
+  // mean's never. Rounds that drift together make the paired one too narrow.
   const int side = side_of_one(robust);
   if (side != 0 && side == side_of_one(mean)) return side > 0 ? Verdict::slower : Verdict::faster;
   if (within(robust.ci95_low, robust.ci95_high, margin) && mean.interval == RatioInterval::bounded &&
