@@ -48,6 +48,7 @@ CpuVectorIsa read_cpu_isa(const std::filesystem::path& cpuinfo) {
         else if (flag == "avx512vl") isa.avx512vl = true;
         else if (flag == "avx512dq") isa.avx512dq = true;
         else if (flag == "avx512_bf16") isa.avx512_bf16 = true;
+        else if (flag == "hypervisor") isa.hypervisor = true;
       }
     }
   }

@@ -14,6 +14,7 @@ struct CpuVectorIsa {
   std::string vendor;  // "GenuineIntel", "AuthenticAMD", ...
   bool avx = false, avx2 = false, fma = false;
   bool avx512f = false, avx512bw = false, avx512vl = false, avx512dq = false, avx512_bf16 = false;
+  bool hypervisor = false;  // the flag a CPU shows inside a virtual machine
   double mhz = 0;  // as /proc/cpuinfo reports it (the current clock)
   // The widest level: "AVX-512", "AVX2", "AVX", "SSE".
   std::string best() const;

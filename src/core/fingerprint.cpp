@@ -18,6 +18,7 @@
 #include <fmt/format.h>
 
 #include "core/accounting.h"
+#include "core/blas_check.h"
 #include "core/memory.h"
 #include "core/sha.h"
 
@@ -241,17 +242,11 @@ nlohmann::json process_security(const std::map<std::string, std::string>& status
   return s;
 }
 
-nlohmann::json machine_kind(std::string_view proc_version, std::string_view cpuinfo, std::string_view dmi_vendor,
+nlohmann::json machine_kind(std::string_view proc_version, bool hypervisor_flag, std::string_view dmi_vendor,
                             std::string_view dmi_product) {
   if (is_gvisor_kernel(proc_version))
     return {{"kind", "gVisor sandbox"}, {"detected_by", "/proc/version is gVisor's fixed Linux 4.4.0 text"}};
-  // The flags line of the first CPU: " hypervisor" among them.
-  const auto flags = cpuinfo.find("\nflags");
-  const auto end = cpuinfo.find('\n', flags == std::string_view::npos ? 0 : flags + 1);
-  const std::string_view line =
-      flags == std::string_view::npos ? std::string_view{} : cpuinfo.substr(flags, end - flags);
-  const bool hypervisor = line.find(" hypervisor") != std::string_view::npos;
-  if (!hypervisor)
+  if (!hypervisor_flag)
     return {{"kind", "bare metal"}, {"detected_by", "no hypervisor flag in /proc/cpuinfo"}};
   auto trimmed = [](std::string_view text) {
     while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.remove_suffix(1);
@@ -290,7 +285,7 @@ nlohmann::json environment_fingerprint(const FingerprintPaths& paths) {
                  {"memory_limit_bytes",
                   limits.memory_limit_bytes ? nlohmann::json(*limits.memory_limit_bytes) : nlohmann::json()}};
   j["kernel"] = fmt::format("{} {}", u.release, u.version);
-  j["machine"] = machine_kind(read_small_file("/proc/version"), read_small_file("/proc/cpuinfo"),
+  j["machine"] = machine_kind(read_small_file("/proc/version"), read_cpu_isa().hypervisor,
                               read_small_file("/sys/class/dmi/id/sys_vendor"),
                               read_small_file("/sys/class/dmi/id/product_name"));
   // What confines the process: recorded, so a report shows that containers

@@ -51,10 +51,10 @@ std::string self_executable_sha256();
 
 // What kind of machine this is, for readers of a report whose "host" may
 // itself be a guest: "gVisor sandbox" (its kernel's fixed /proc/version),
-// "virtual machine" (the CPU's hypervisor flag in /proc/cpuinfo; the DMI
+// "virtual machine" (the CPU's hypervisor flag, read_cpu_isa(); the DMI
 // vendor and product name it where the hypervisor gives them) or "bare
 // metal"; with what it was detected by. The texts are those files'.
-nlohmann::json machine_kind(std::string_view proc_version, std::string_view cpuinfo, std::string_view dmi_vendor,
+nlohmann::json machine_kind(std::string_view proc_version, bool hypervisor_flag, std::string_view dmi_vendor,
                             std::string_view dmi_product);
 
 // How the process is confined, from /proc/self/status: seccomp mode

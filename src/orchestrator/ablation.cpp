@@ -2,11 +2,11 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <map>
 
 #include <fmt/format.h>
 
+#include "core/blas_check.h"
 #include "core/errors.h"
 
 namespace dlcbench {
@@ -187,12 +187,6 @@ AblationPlan plan_ablation(const EnvironmentRequest& env, const std::vector<std:
   return plan;
 }
 
-bool kvm_platform_usable() {
-  if (!std::filesystem::exists("/dev/kvm")) return false;
-  std::ifstream cpuinfo("/proc/cpuinfo");
-  for (std::string line; std::getline(cpuinfo, line);)
-    if (line.rfind("flags", 0) == 0) return line.find(" hypervisor") == std::string::npos;
-  return false;
-}
+bool kvm_platform_usable() { return std::filesystem::exists("/dev/kvm") && !read_cpu_isa().hypervisor; }
 
 }  // namespace dlcbench

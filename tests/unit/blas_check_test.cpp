@@ -28,6 +28,12 @@ TEST(BlasCheck, ReadsTheFirstCpusVectorFlagsVendorAndClock) {
   EXPECT_DOUBLE_EQ(zen.mhz, 2445.404);
   EXPECT_EQ(cpu_from("GenuineIntel", kSkylakeX).best(), "AVX-512");
   EXPECT_EQ(cpu_from("GenuineIntel", "fpu sse avx").best(), "AVX");
+  // The hypervisor flag, of the first CPU's flags line only.
+  EXPECT_TRUE(cpu_from("AuthenticAMD", kZen3 + " hypervisor").hypervisor);
+  EXPECT_FALSE(cpu_from("AuthenticAMD", kZen3).hypervisor);
+  testing::TempDir dir;
+  testing::write_text(dir / "cpuinfo", "processor\t: 0\nflags\t\t: fpu\nbugs\t\t: hypervisor\n");
+  EXPECT_FALSE(read_cpu_isa(dir / "cpuinfo").hypervisor);  // the word outside the flags line does not count
   EXPECT_EQ(sp_flops_per_cycle(zen), 32);
 }
 

@@ -78,36 +78,24 @@ nlohmann::json nvml_device_facts(const std::string& pci_bus_id) {
 
   nlohmann::json facts = nlohmann::json::object();
   nlohmann::json unavailable = nlohmann::json::object();
-  // One unsigned fact read by `function`, or why not.
-  auto read = [&](const char* key, const char* function, auto&& call) {
-    unsigned value = 0;
-    NvmlReturn r = -1;
-    if (!call(function, &value, r)) {
+  // One unsigned fact, `function(device, arguments..., &value)`, or why not.
+  auto read = [&](const char* key, const char* function, auto... arguments) {
+    const auto f = nvml.symbol<NvmlReturn (*)(NvmlDevice, decltype(arguments)..., unsigned*)>(function);
+    if (!f) {
       unavailable[key] = fmt::format("libnvidia-ml.so.1 has no {}", function);
       return;
     }
-    if (r == kNvmlSuccess) facts[key] = value;
+    unsigned value = 0;
+    if (const NvmlReturn r = f(device, arguments..., &value); r == kNvmlSuccess) facts[key] = value;
     else unavailable[key] = fmt::format("{}: {}", function, nvml.error(r));
   };
-  auto plain = [&](const char* function, unsigned* value, NvmlReturn& r) {
-    const auto f = nvml.symbol<NvmlReturn (*)(NvmlDevice, unsigned*)>(function);
-    if (f) r = f(device, value);
-    return f != nullptr;
-  };
-  auto clock = [&](int which) {
-    return [&nvml, &device, which](const char* function, unsigned* value, NvmlReturn& r) {
-      const auto f = nvml.symbol<NvmlReturn (*)(NvmlDevice, int, unsigned*)>(function);
-      if (f) r = f(device, which, value);
-      return f != nullptr;
-    };
-  };
-  read("persistence_mode", "nvmlDeviceGetPersistenceMode", plain);  // nvmlEnableState_t: 0 or 1
-  read("sm_clock_mhz", "nvmlDeviceGetClockInfo", clock(kClockSm));
-  read("memory_clock_mhz", "nvmlDeviceGetClockInfo", clock(kClockMemory));
-  read("pcie_generation", "nvmlDeviceGetCurrPcieLinkGeneration", plain);
-  read("pcie_width", "nvmlDeviceGetCurrPcieLinkWidth", plain);
-  read("pcie_generation_max", "nvmlDeviceGetMaxPcieLinkGeneration", plain);
-  read("pcie_width_max", "nvmlDeviceGetMaxPcieLinkWidth", plain);
+  read("persistence_mode", "nvmlDeviceGetPersistenceMode");  // nvmlEnableState_t: 0 or 1
+  read("sm_clock_mhz", "nvmlDeviceGetClockInfo", kClockSm);
+  read("memory_clock_mhz", "nvmlDeviceGetClockInfo", kClockMemory);
+  read("pcie_generation", "nvmlDeviceGetCurrPcieLinkGeneration");
+  read("pcie_width", "nvmlDeviceGetCurrPcieLinkWidth");
+  read("pcie_generation_max", "nvmlDeviceGetMaxPcieLinkGeneration");
+  read("pcie_width_max", "nvmlDeviceGetMaxPcieLinkWidth");
   if (facts.contains("persistence_mode")) facts["persistence_mode"] = facts["persistence_mode"].get<unsigned>() != 0;
   if (!unavailable.empty()) facts["unavailable"] = unavailable;
   return facts;
