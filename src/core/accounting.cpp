@@ -136,16 +136,20 @@ struct PhaseAccounting::Snapshot {
   std::string throttling_unavailable;
 
   // `cpu_stat`: the cgroup's file, found once (cpu_stat_file); none: unread.
-  static Snapshot take(const std::optional<fs::path>& cpu_stat) {
+  static Snapshot take(const std::optional<fs::path>& cpu_stat, AccountingScope scope) {
     Snapshot s;
     s.wall = realtime_now();
-    getrusage(RUSAGE_SELF, &s.usage);
+    getrusage(scope == AccountingScope::children ? RUSAGE_CHILDREN : RUSAGE_SELF, &s.usage);
     std::error_code error;
-    for (const auto& task : fs::directory_iterator("/proc/self/task", error)) {
-      const auto wait = parse_schedstat_wait(read_small_file(task.path() / "schedstat"));
-      if (wait) s.run_wait[task.path().filename().string()] = *wait;
-    }
-    if (s.run_wait.empty())
+    if (scope == AccountingScope::self)
+      for (const auto& task : fs::directory_iterator("/proc/self/task", error)) {
+        const auto wait = parse_schedstat_wait(read_small_file(task.path() / "schedstat"));
+        if (wait) s.run_wait[task.path().filename().string()] = *wait;
+      }
+    if (scope == AccountingScope::children)
+      s.run_wait_unavailable = "the command's threads are gone when it ends: dlcbench-probe reads their run-queue "
+                               "wait while they run";
+    else if (s.run_wait.empty())
       s.run_wait_unavailable = "no /proc/self/task/*/schedstat here (a kernel without scheduler statistics, or a "
                                "sandbox that does not provide them)";
     s.machine = parse_proc_stat(read_small_file("/proc/stat"));
@@ -326,7 +330,7 @@ bool is_gvisor_kernel(std::string_view proc_version) {
 
 // ---- The phase ---------------------------------------------------------------
 
-PhaseAccounting::PhaseAccounting() : perf_(std::make_unique<PerfCounters>()) {
+PhaseAccounting::PhaseAccounting(AccountingScope scope) : perf_(std::make_unique<PerfCounters>()), scope_(scope) {
   Stopwatch own;
   perf_->open();
   // The process stays in its cgroup: the file is found once, not at each end of the phase.
@@ -339,7 +343,7 @@ PhaseAccounting::~PhaseAccounting() = default;
 
 void PhaseAccounting::start() {
   Stopwatch own;
-  begin_ = std::make_unique<Snapshot>(Snapshot::take(cpu_stat_));
+  begin_ = std::make_unique<Snapshot>(Snapshot::take(cpu_stat_, scope_));
   perf_->enable();
   own_seconds_ = own.seconds();
 }
@@ -359,7 +363,7 @@ json process_deltas(const rusage& a, const rusage& b) {
 
 nlohmann::json PhaseAccounting::finish(int batches) {
   Stopwatch own;
-  const Snapshot end = Snapshot::take(cpu_stat_);
+  const Snapshot end = Snapshot::take(cpu_stat_, scope_);
   const Snapshot& begin = *begin_;
   json record = {{"type", "accounting"}, {"phase", "measured"}, {"batches", batches},
                  {"wall_start", begin.wall}, {"wall_end", end.wall}};

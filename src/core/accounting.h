@@ -60,11 +60,17 @@ bool is_gvisor_kernel(std::string_view proc_version);
 
 // ---- The measured phase ---------------------------------------------------
 
+// Whose use the accounting counts: the process itself (the worker), or the
+// children it waits for (dlcbench-probe, around a user's command: rusage of
+// the waited-for process tree; the perf counters, opened before the fork,
+// are inherited by the whole tree).
+enum class AccountingScope { self, children };
+
 class PhaseAccounting {
  public:
   // Opens the perf counters: before the process starts any thread (they are
   // inherited only by threads started after), so before the back end is made.
-  PhaseAccounting();
+  explicit PhaseAccounting(AccountingScope scope = AccountingScope::self);
   ~PhaseAccounting();
   PhaseAccounting(const PhaseAccounting&) = delete;
   PhaseAccounting& operator=(const PhaseAccounting&) = delete;
@@ -84,6 +90,7 @@ class PhaseAccounting {
   std::optional<std::filesystem::path> cpu_stat_;  // this process's cgroup's cpu.stat
   std::string cpu_stat_unavailable_;               // why there is none
   bool gvisor_ = false;                            // under gVisor's kernel
+  AccountingScope scope_ = AccountingScope::self;
 };
 
 }  // namespace dlcbench

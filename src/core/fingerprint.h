@@ -46,6 +46,10 @@ nlohmann::json blas_info();
 // its own library versions and threads). `paths` names the data and scratch
 // folders whose file systems "isolation" records (null where none applies).
 nlohmann::json environment_fingerprint(const FingerprintPaths& paths = {});
+// All of it but the code's identity (binary hash, version, libc, mapped
+// libraries, BLAS): where a process runs, whatever it is. dlcbench-probe
+// records this for a user's command.
+nlohmann::json surroundings_fingerprint(const FingerprintPaths& paths = {});
 
 std::string self_executable_sha256();
 

@@ -1,0 +1,353 @@
+// dlcbench-probe: runs a user's command where it is mounted (the host, a
+// container from the user's image, a chroot) and says what it saw. Static,
+// like dlcbench-noop, so it runs in any image whatever libraries the image
+// has. Its stdout is JSON lines for the orchestrator:
+//   fingerprint  where it runs: CPUs, affinity, cgroup limits, isolation
+//                (seccomp, mitigations, /dev/shm, memlock, file systems,
+//                thread variables), GPUs visible
+//   phase        the command is about to start
+//   output       one line the command wrote, with its stream and the time
+//                since the start
+//   error        the command could not be started (not found, not executable)
+//   libraries    the shared libraries the command's processes mapped, read
+//                from /proc/PID/maps while they ran, with build ids
+//   accounting   the command's process tree over its run (the worker's record)
+//   command_exit its wall time and how it ended
+// It exits with the command's status (128 + signal for a signal).
+#include <fcntl.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <iostream>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "core/accounting.h"
+#include "core/fingerprint.h"
+#include "core/memory.h"
+#include "core/timer.h"
+#include "probe/process_tree.h"
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace dlcbench {
+namespace {
+
+constexpr std::size_t kLongestLine = 4096;  // longer output lines are cut there
+
+void emit(const json& record) { std::cout << record.dump(-1, ' ', false, json::error_handler_t::replace) << '\n' << std::flush; }
+
+[[noreturn]] void fail(const std::string& message, int status = 125) {
+  emit({{"type", "error"}, {"kind", "probe"}, {"message", message}});
+  std::cerr << "dlcbench-probe: " << message << "\n";
+  std::exit(status);
+}
+
+struct Bind {
+  std::string source, destination;
+  bool read_only = false;
+};
+
+struct ProbeOptions {
+  bool fingerprint_only = false;
+  std::string chroot_dir;
+  std::vector<Bind> binds;
+  std::string cwd;
+  std::string data;  // the data folder as the command sees it, for its file system
+  std::vector<std::string> command;
+};
+
+ProbeOptions parse(int argc, char** argv) {
+  ProbeOptions o;
+  int i = 1;
+  auto value = [&](const char* option) -> std::string {
+    if (i + 1 >= argc) fail(fmt::format("{} needs a value", option), 2);
+    return argv[++i];
+  };
+  for (; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--") {
+      ++i;
+      break;
+    }
+    if (arg == "--fingerprint-only") o.fingerprint_only = true;
+    else if (arg == "--chroot") o.chroot_dir = value("--chroot");
+    else if (arg == "--cwd") o.cwd = value("--cwd");
+    else if (arg == "--data") o.data = value("--data");
+    else if (arg == "--bind") {
+      // SOURCE:DESTINATION[:ro]
+      const std::string text = value("--bind");
+      Bind b;
+      const auto first = text.find(':');
+      if (first == std::string::npos) fail("--bind " + text + ": give SOURCE:DESTINATION[:ro]", 2);
+      b.source = text.substr(0, first);
+      b.destination = text.substr(first + 1);
+      if (b.destination.size() > 3 && b.destination.ends_with(":ro")) {
+        b.read_only = true;
+        b.destination.resize(b.destination.size() - 3);
+      }
+      o.binds.push_back(b);
+    } else {
+      fail("unknown option " + arg + " (usage: dlcbench-probe [--fingerprint-only] [--chroot DIR [--bind "
+           "SRC:DST[:ro]]...] [--cwd DIR] [--data DIR] -- COMMAND [ARGS...])",
+           2);
+    }
+  }
+  for (; i < argc; ++i) o.command.emplace_back(argv[i]);
+  if (!o.fingerprint_only && o.command.empty()) fail("no command given after --", 2);
+  return o;
+}
+
+// The image's root file system without isolation: only a private mount
+// namespace, so the binds (/proc, /sys, /dev, data, working folder) vanish
+// with the probe and the host's mount table is untouched. No PID, network,
+// IPC or user namespace, no cgroup, no seccomp filter.
+void enter_chroot(const ProbeOptions& o) {
+  if (unshare(CLONE_NEWNS) != 0) fail(fmt::format("unshare(CLONE_NEWNS) for the chroot's mounts: {}", std::strerror(errno)));
+  if (mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0)
+    fail(fmt::format("making the mounts private: {}", std::strerror(errno)));
+  for (const auto& b : o.binds) {
+    const fs::path target = fs::path(o.chroot_dir) / fs::path(b.destination).relative_path();
+    std::error_code error;
+    if (!fs::exists(target, error))
+      fail(fmt::format("the root file system {} has no {} to mount {} on: create that folder in it (an image's root "
+                       "file system usually has /proc, /sys and /dev)",
+                       o.chroot_dir, b.destination, b.source));
+    if (mount(b.source.c_str(), target.c_str(), nullptr, MS_BIND | MS_REC, nullptr) != 0)
+      fail(fmt::format("mounting {} on {}: {}", b.source, target.string(), std::strerror(errno)));
+    if (b.read_only &&
+        mount(nullptr, target.c_str(), nullptr, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_REC, nullptr) != 0)
+      fail(fmt::format("making {} read-only: {}", target.string(), std::strerror(errno)));
+  }
+  if (chroot(o.chroot_dir.c_str()) != 0) fail(fmt::format("chroot {}: {}", o.chroot_dir, std::strerror(errno)));
+  if (chdir("/") != 0) fail(fmt::format("chdir / in the chroot: {}", std::strerror(errno)));
+}
+
+json probe_fingerprint(const ProbeOptions& o) {
+  FingerprintPaths paths;
+  if (!o.data.empty()) paths.data = o.data;
+  std::error_code error;
+  paths.scratch = fs::current_path(error);
+  // The probe's own code is the same everywhere; what the command loads is
+  // read while it runs ("libraries").
+  json j = surroundings_fingerprint(paths);
+  j["probe"] = true;
+  j["gpus_visible"] = json::array();
+  for (const auto& entry : fs::directory_iterator("/dev", error)) {
+    const std::string name = entry.path().filename().string();
+    if (name.rfind("nvidia", 0) == 0 && name.size() > 6 && std::isdigit(static_cast<unsigned char>(name[6])))
+      j["gpus_visible"].push_back(name);
+  }
+  std::sort(j["gpus_visible"].begin(), j["gpus_visible"].end());
+  // What the probe could not read, so a missing field is not taken for "none".
+  json unreadable = json::array();
+  for (const char* file : {"/proc/self/status", "/proc/self/maps", "/proc/stat", "/sys/devices/system/cpu/online"})
+    if (access(file, R_OK) != 0) unreadable.push_back(fmt::format("{}: {}", file, std::strerror(errno)));
+  j["unreadable"] = unreadable;
+  return j;
+}
+
+pid_t g_child = 0;
+void forward_signal(int sig) {
+  if (g_child > 0) kill(g_child, sig);
+}
+
+// Reads the command's output and samples its process tree until it ends.
+class CommandRun {
+ public:
+  explicit CommandRun(const ProbeOptions& o) : options_(o) {}
+
+  int run() {
+    // Orphans of the command come to the probe, so their use is counted
+    // when they are reaped (in a container the probe is already PID 1).
+    prctl(PR_SET_CHILD_SUBREAPER, 1);
+    PhaseAccounting accounting(AccountingScope::children);
+    int out_pipe[2], err_pipe[2], exec_pipe[2];
+    if (pipe2(out_pipe, O_CLOEXEC) || pipe2(err_pipe, O_CLOEXEC) || pipe2(exec_pipe, O_CLOEXEC))
+      fail(fmt::format("pipe: {}", std::strerror(errno)));
+    std::vector<char*> argv;
+    for (const auto& a : options_.command) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+
+    emit({{"type", "phase"}, {"phase", "measured"}});
+    accounting.start();
+    Stopwatch since_start;
+    g_child = fork();
+    if (g_child < 0) fail(fmt::format("fork: {}", std::strerror(errno)));
+    if (g_child == 0) {
+      dup2(out_pipe[1], STDOUT_FILENO);
+      dup2(err_pipe[1], STDERR_FILENO);
+      execvp(argv[0], argv.data());
+      const int error = errno;
+      [[maybe_unused]] auto written = write(exec_pipe[1], &error, sizeof error);
+      _exit(127);
+    }
+    for (int sig : {SIGTERM, SIGINT, SIGHUP}) signal(sig, forward_signal);
+    close(out_pipe[1]);
+    close(err_pipe[1]);
+    close(exec_pipe[1]);
+    int exec_error = 0;
+    const bool exec_failed = read(exec_pipe[0], &exec_error, sizeof exec_error) == sizeof exec_error;
+    close(exec_pipe[0]);
+    if (exec_failed) {
+      int status = 0;
+      waitpid(g_child, &status, 0);
+      const char* path = std::getenv("PATH");
+      const std::string where =
+          options_.command[0].find('/') != std::string::npos
+              ? fmt::format("{}", options_.command[0])
+              : fmt::format("{} searched in PATH={}", options_.command[0], path ? path : "(unset: /bin:/usr/bin)");
+      emit({{"type", "error"},
+            {"kind", "command"},
+            {"message", fmt::format("cannot run {}: {}", where, std::strerror(exec_error))}});
+      return exec_error == ENOENT ? 127 : 126;
+    }
+
+    read_until_exit(out_pipe[0], err_pipe[0], since_start);
+    const double wall = since_start.seconds();
+    json record = accounting.finish(1);
+    double wait = 0;
+    for (const auto& [thread, seconds] : run_waits_) wait += seconds;
+    if (!run_waits_.empty()) {
+      record["process"]["run_queue_wait_seconds"] = wait;
+      record["process"]["threads"] = run_waits_.size();
+      record["unavailable"].erase("process.run_queue_wait_seconds");
+    }
+    record["process_tree"] = {{"processes_seen", processes_seen_.size()}, {"samples", samples_}};
+    emit({{"type", "libraries"}, {"libraries", libraries_json(libraries_)}, {"samples", samples_}});
+    emit(record);
+    json exit_record = {{"type", "command_exit"}, {"wall_seconds", wall}, {"exit_code", nullptr}, {"signal", nullptr}};
+    int code = 0;
+    if (WIFEXITED(status_)) code = WEXITSTATUS(status_), exit_record["exit_code"] = code;
+    else if (WIFSIGNALED(status_)) code = 128 + WTERMSIG(status_), exit_record["signal"] = WTERMSIG(status_);
+    emit(exit_record);
+    return code;
+  }
+
+ private:
+  // Polls both pipes; samples the tree on a schedule that starts fast (a
+  // short command may live only milliseconds); reaps every child.
+  void read_until_exit(int out_fd, int err_fd, const Stopwatch& since_start) {
+    static constexpr double kSchedule[] = {0.002, 0.01, 0.03, 0.06, 0.1, 0.2};
+    std::size_t next_sample = 0;
+    double sample_at = kSchedule[0];
+    std::map<int, std::string> pending = {{out_fd, ""}, {err_fd, ""}};
+    bool child_done = false;
+    double drained_since = -1;
+    while (!pending.empty()) {
+      std::vector<pollfd> fds;
+      for (const auto& [fd, text] : pending) fds.push_back({fd, POLLIN, 0});
+      const double now = since_start.seconds();
+      int wait_ms = child_done ? 50 : std::max(0, static_cast<int>((sample_at - now) * 1000));
+      poll(fds.data(), fds.size(), wait_ms);
+      for (const auto& p : fds) {
+        if (!(p.revents & (POLLIN | POLLHUP | POLLERR))) continue;
+        char buffer[65536];
+        const ssize_t n = read(p.fd, buffer, sizeof buffer);
+        if (n <= 0) {
+          flush_line(p.fd, pending[p.fd], p.fd == err_fd, since_start, true);
+          close(p.fd);
+          pending.erase(p.fd);
+          continue;
+        }
+        if (p.fd == err_fd) [[maybe_unused]] auto copied = write(STDERR_FILENO, buffer, static_cast<std::size_t>(n));
+        pending[p.fd].append(buffer, static_cast<std::size_t>(n));
+        flush_line(p.fd, pending[p.fd], p.fd == err_fd, since_start, false);
+      }
+      if (!child_done && since_start.seconds() >= sample_at) {
+        sample();
+        sample_at = since_start.seconds() + (next_sample + 1 < std::size(kSchedule) ? kSchedule[++next_sample] : 0.25);
+      }
+      reap();
+      if (!child_done && exited_) child_done = true, drained_since = since_start.seconds();
+      // Descendants that outlive the command and keep its pipes open: give
+      // them a moment, then stop reading.
+      if (child_done && since_start.seconds() - drained_since > 2.0) break;
+    }
+    for (const auto& [fd, text] : pending) close(fd);
+    while (!exited_) {
+      int status = 0;
+      const pid_t pid = waitpid(-1, &status, 0);
+      if (pid < 0) break;
+      if (pid == g_child) exited_ = true, status_ = status;
+    }
+    reap();
+  }
+
+  void reap() {
+    for (;;) {
+      int status = 0;
+      const pid_t pid = waitpid(-1, &status, WNOHANG);
+      if (pid <= 0) return;
+      if (pid == g_child) exited_ = true, status_ = status;
+    }
+  }
+
+  void flush_line(int fd, std::string& text, bool is_stderr, const Stopwatch& since_start, bool at_end) {
+    std::size_t start = 0;
+    for (auto nl = text.find('\n'); nl != std::string::npos; nl = text.find('\n', start)) {
+      output(text.substr(start, nl - start), is_stderr, since_start);
+      start = nl + 1;
+    }
+    text.erase(0, start);
+    if (text.size() > kLongestLine || (at_end && !text.empty())) {
+      output(text, is_stderr, since_start);
+      text.clear();
+    }
+    (void)fd;
+  }
+
+  void output(std::string line, bool is_stderr, const Stopwatch& since_start) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.size() > kLongestLine) line.resize(kLongestLine);
+    emit({{"type", "output"}, {"stream", is_stderr ? "stderr" : "stdout"}, {"t", since_start.seconds()}, {"text", line}});
+  }
+
+  void sample() {
+    ++samples_;
+    const auto tree = process_tree(g_child);
+    for (pid_t pid : tree) {
+      processes_seen_.insert(pid);
+      for (const auto& path : mapped_libraries(read_small_file(fs::path("/proc") / std::to_string(pid) / "maps")))
+        if (!libraries_.count(path)) libraries_[path] = describe_library(path);
+    }
+    for (const auto& [thread, wait] : thread_run_waits(tree)) run_waits_[thread] = wait;
+  }
+
+  const ProbeOptions& options_;
+  std::map<std::string, LoadedLibrary> libraries_;
+  std::map<std::string, double> run_waits_;  // the last reading per thread
+  std::set<pid_t> processes_seen_;
+  int samples_ = 0;
+  bool exited_ = false;
+  int status_ = 0;
+};
+
+}  // namespace
+}  // namespace dlcbench
+
+int main(int argc, char** argv) {
+  using namespace dlcbench;
+  const ProbeOptions options = parse(argc, argv);
+  if (!options.chroot_dir.empty()) enter_chroot(options);
+  if (!options.cwd.empty() && chdir(options.cwd.c_str()) != 0)
+    fail(fmt::format("the working folder {} cannot be entered: {}", options.cwd, std::strerror(errno)));
+  emit(probe_fingerprint(options));
+  if (options.fingerprint_only) return 0;
+  return CommandRun(options).run();
+}
