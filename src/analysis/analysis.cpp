@@ -52,6 +52,17 @@ std::vector<CaseAnalysis> planned_cases(const ManifestPlan& plan) {
     if (ca.workload == kStartupWorkload) {
       ca.startup = true;
       ca.unit = "s/start";
+    } else if (planned.spec.is_command()) {
+      const MetricSpec& metric = planned.spec.command.metric;
+      ca.command = true;
+      ca.unit = metric.source == MetricSpec::Source::wall_time ? "s/launch" : metric.unit;
+      if (metric.higher_is_better) {
+        ca.micro = true;  // shown in its figure: the rate, from seconds per unit
+        ca.unit = "s/unit";
+        ca.figure_unit = metric.unit;
+        ca.figure_is_rate = true;
+        ca.work = 1;
+      }
     } else if (const MicroWorkloadInfo* micro = find_micro_workload(ca.workload)) {
       ca.micro = true;
       ca.unit = "s/op";

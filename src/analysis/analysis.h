@@ -81,6 +81,10 @@ struct CaseAnalysis {
   std::string unit = "s/batch";
   bool startup = false;               // the startup workload: reported apart from training
   bool micro = false;                 // a micro-benchmark: reported apart, in its own figure
+  // A user's command (`run -- COMMAND`): reported apart; its figure is each
+  // launch's wall time, or the mean of the iterations --metric read (a rate
+  // is kept as seconds per unit, micro set, and shown in its figure).
+  bool command = false;
   // Of the samples of one launch: "mean"; "median" for starts and io-lat;
   // "min" (best of N) for stream.
   std::string run_statistic = "mean";
@@ -95,7 +99,10 @@ struct CaseAnalysis {
     return figure_is_rate ? work / seconds / figure_scale : seconds * figure_scale;
   }
   // A word for what one sample is: "batches", "starts" or "operations".
-  std::string sample_noun() const { return startup ? "starts" : micro ? "operations" : "batches"; }
+  std::string sample_noun() const {
+    if (command) return spec.command.metric.source == MetricSpec::Source::wall_time ? "launches" : "iterations";
+    return startup ? "starts" : micro ? "operations" : "batches";
+  }
   std::vector<EnvironmentStats> envs;  // in the plan's order
   std::vector<Overhead> overheads;     // one per non-baseline env with data
   // Per overhead whose environments recorded counters: the counters against

@@ -1,6 +1,7 @@
 #include "analysis/comparability.h"
 
 #include <algorithm>
+#include <map>
 
 #include <fmt/format.h>
 
@@ -173,6 +174,45 @@ std::vector<Mismatch> compare_fingerprints(const nlohmann::json& baseline, const
     const bool asked = std::find(requested.begin(), requested.end(), field.pointer) != requested.end();
     out.push_back({field.pointer.substr(1), a, b, asked, field.blocking, field.fix, field.possible_cause});
   }
+  return out;
+}
+
+namespace {
+
+// "libopenblasp-r0.3.21.so, build id 1a2b3c4d5e6f" for one library of a
+// probe's list, by file name.
+std::map<std::string, std::string> libraries_by_name(const nlohmann::json& fingerprint) {
+  std::map<std::string, std::string> out;
+  const nlohmann::json::json_pointer files("/command_libraries/files");
+  if (!fingerprint.contains(files) || !fingerprint.at(files).is_array()) return out;
+  for (const auto& f : fingerprint.at(files)) {
+    if (!f.is_object()) continue;
+    const std::string name = f.value("name", "");
+    const std::string real = f.value("real_name", name), id = f.value("build_id", "");
+    out[name] = fmt::format("{}{}", real, id.empty() ? "" : fmt::format(", build id {}", id.substr(0, 12)));
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<Mismatch> compare_command_fingerprints(const nlohmann::json& baseline, const nlohmann::json& other,
+                                                   const std::vector<std::string>& requested) {
+  std::vector<Mismatch> out = compare_fingerprints(baseline, other, requested);
+  for (auto& m : out) {
+    m.possible_cause = true;
+    m.blocking = false;
+  }
+  const auto a = libraries_by_name(baseline), b = libraries_by_name(other);
+  const std::string fix = "build the image with the host's versions of the library, or measure the host with the "
+                          "image's (the chroot environment runs the image's files without isolation)";
+  for (const auto& [name, text] : a) {
+    const auto it = b.find(name);
+    if (it == b.end()) out.push_back({"libraries/" + name, text, "not loaded", false, false, fix, true});
+    else if (it->second != text) out.push_back({"libraries/" + name, text, it->second, false, false, fix, true});
+  }
+  for (const auto& [name, text] : b)
+    if (!a.count(name)) out.push_back({"libraries/" + name, "not loaded", text, false, false, fix, true});
   return out;
 }
 

@@ -34,6 +34,15 @@ const std::vector<ComparedField>& compared_fields();
 std::vector<Mismatch> compare_fingerprints(const nlohmann::json& baseline, const nlohmann::json& other,
                                            const std::vector<std::string>& requested = {});
 
+// A user's command (`run -- COMMAND`), fingerprinted by dlcbench-probe: its
+// image is expected to differ from the host, so every difference is a
+// possible cause of an overhead, never a reason to stop; the shared
+// libraries its processes loaded are compared one by one ("libraries/
+// libopenblas.so.0: host has libopenblasp-r0.3.21.so (build id ...), docker
+// has ..."), from the probe's "libraries" lists under "command_libraries".
+std::vector<Mismatch> compare_command_fingerprints(const nlohmann::json& baseline, const nlohmann::json& other,
+                                                   const std::vector<std::string>& requested = {});
+
 // True when a mismatch nobody asked for could change the speed. Differences
 // in isolation (possible causes) never stop a comparison.
 bool stops_comparison(const std::vector<Mismatch>& mismatches);

@@ -338,7 +338,7 @@ nlohmann::json check_gpu() {
     passthrough_problem = e.what();
   }
   for (const auto& name : environment_names()) {
-    if (name == "host") continue;
+    if (name == "host" || name == "chroot") continue;
     std::string method = name == "runsc" ? "none" : gpu_method(name, "auto", true);
     std::string how;
     if (name == "runsc")
@@ -381,7 +381,8 @@ void print_gpu(const nlohmann::json& g) {
 int doctor(bool json) {
   const fs::path self_exe = fs::read_symlink("/proc/self/exe");
   std::vector<RuntimeCheck> checks;
-  for (const auto& name : environment_names()) checks.push_back(check_runtime(name, self_exe));
+  for (const auto& name : environment_names())
+    if (name != "chroot") checks.push_back(check_runtime(name, self_exe));  // not a runtime: a user's command only
 
   const GvisorCheck gvisor = check_gvisor(self_exe);
 

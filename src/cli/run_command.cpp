@@ -41,6 +41,7 @@
 #include "runtimes/container_options.h"
 #include "workloads/micro/external_tools.h"
 #include "workloads/micro/micro_workloads.h"
+#include "workloads/command_metric.h"
 #include "workloads/registry.h"
 
 namespace fs = std::filesystem;
@@ -263,6 +264,16 @@ struct RunOptions {
   // machine from +-10% to +-2-6% (bench/README.md, "Noise at the source").
   bool pin_threads = true;   // bind the worker's OpenMP threads one per CPU
   bool hold_samples = true;  // workers print their measured samples when the phase ends
+  // `run [options] -- COMMAND ARGS...`: a user's command (core/command_spec.h).
+  std::vector<std::string> command;
+  std::string name;         // the case is cmd:<name>; default: the program's file name
+  std::string metric;       // a regex with one group, or json:FIELD; empty: wall time per launch
+  std::string metric_unit;  // default: s/iteration
+  bool higher_is_better = false;
+  std::string pass_env;     // variables passed to the command, comma-separated
+  std::string workdir;      // HOST[:CONTAINER], mounted read-write, the command's working folder
+  std::string data_mount = "/data";
+  bool data_given = false;  // --data on the command line (a command gets no data folder otherwise)
 };
 
 // Fails early, before anything is launched, if a data set is missing or bad.
@@ -308,7 +319,8 @@ void warn_threads_beyond_cpus(const Plan& plan, int threads) {
 std::vector<std::string> default_environments() {
   std::vector<std::string> envs;
   for (const auto& name : environment_names())
-    if (name == "host" || find_program(name)) envs.push_back(name);
+    // chroot needs a root file system named with rootfs=: never found.
+    if (name == "host" || (name != "chroot" && find_program(name))) envs.push_back(name);
   return envs;
 }
 
@@ -379,6 +391,8 @@ EnvironmentContext environment_context(const Session& session) {
   for (const auto& c : plan.cases) planned.push_back(c.workload);
   context.image_extras = tool_image_files(planned);
   context.gpu = std::any_of(plan.cases.begin(), plan.cases.end(), [](const CaseSpec& c) { return c.device == "gpu"; });
+  context.command_only =
+      !plan.cases.empty() && std::all_of(plan.cases.begin(), plan.cases.end(), [](const CaseSpec& c) { return c.is_command(); });
   if (!context.gpu) return context;
   // The run goes on: the GPU cases fail with the cause, the others are measured.
   if (const std::string why = gpu_unavailable_reason(); !why.empty())
@@ -620,6 +634,8 @@ std::vector<std::string> workload_items(const RunOptions& o) {
   if (!o.workloads.empty() && o.suite != "default")
     throw UsageError("--suite and --workloads both name workloads: give one of them");
   if (!o.workloads.empty()) return split_workload_list(o.workloads);
+  // A command alone, unless workloads are named too.
+  if (!o.command.empty() && o.suite == "default") return {};
   std::vector<std::string> items = split_workload_list(suite->second);
   std::erase_if(items, [](const std::string& item) {
     if (!external_tool_missing(item)) return false;
@@ -658,6 +674,49 @@ std::vector<std::string> usable_backends(const RunOptions& o, const std::vector<
   return usable;
 }
 
+// `-- COMMAND ARGS...` and the options that say how to run and read it.
+CommandSpec command_spec(const RunOptions& o) {
+  CommandSpec c;
+  c.argv = o.command;
+  c.name = o.name.empty() ? fs::path(o.command.front()).filename().string() : o.name;
+  if (c.name.empty() || !std::all_of(c.name.begin(), c.name.end(), [](char ch) {
+        return std::isalnum(static_cast<unsigned char>(ch)) || ch == '-' || ch == '_' || ch == '.';
+      }))
+    throw UsageError(fmt::format("--name '{}': give a name of letters, digits, '-', '_' and '.' for the case "
+                                 "(it becomes cmd:NAME)",
+                                 c.name));
+  for (const auto& variable : split_list(o.pass_env)) {
+    const char* value = std::getenv(variable.c_str());
+    if (!value)
+      throw UsageError(fmt::format("--pass-env {}: {} is not set here, so there is nothing to pass: set it, or leave "
+                                   "it out",
+                                   variable, variable));
+    c.env.emplace_back(variable, value);
+  }
+  if (!o.workdir.empty()) {
+    // HOST or HOST:CONTAINER (the container path is absolute, so the last
+    // ":/" splits them even where the host path holds a colon).
+    const auto split = o.workdir.rfind(":/");
+    c.workdir = split == std::string::npos ? o.workdir : o.workdir.substr(0, split);
+    if (split != std::string::npos) c.workdir_mount = o.workdir.substr(split + 1);
+    if (!fs::is_directory(c.workdir))
+      throw UsageError(fmt::format("--workdir {}: {} is not a folder: give a folder on this machine (mounted "
+                                   "read-write, the command's working folder everywhere)",
+                                   o.workdir, c.workdir));
+    c.workdir = fs::absolute(c.workdir).string();
+  }
+  if (o.data_mount.empty() || o.data_mount.front() != '/')
+    throw UsageError(fmt::format("--data-mount {}: give an absolute path inside the container, e.g. /data",
+                                 o.data_mount));
+  c.data_mount = o.data_mount;
+  if (!o.metric.empty())
+    c.metric = parse_metric(o.metric, o.metric_unit.empty() ? "s/iteration" : o.metric_unit, o.higher_is_better);
+  else if (o.higher_is_better || !o.metric_unit.empty())
+    throw UsageError("--metric-unit and --higher-is-better describe the figures --metric reads: give --metric too "
+                     "(without it the figure is each launch's wall time, in s/launch)");
+  return c;
+}
+
 PlanRequest plan_request(const RunOptions& o) {
   PlanRequest request;
   request.workloads = workload_items(o);
@@ -685,6 +744,7 @@ PlanRequest plan_request(const RunOptions& o) {
                              request.threads, cpus, cpus == 1 ? "" : "s", cpus);
   request.input = o.input;
   request.starts = o.starts;
+  if (!o.command.empty()) request.command = command_spec(o);
   return request;
 }
 
@@ -763,6 +823,14 @@ Plan make_plan(const RunOptions& o, const PlanRequest& request) {
   set_repetition(o, plan);
   plan.seed = o.seed ? *o.seed : std::random_device{}();
   plan.data = o.data == kSyntheticData ? o.data : fs::absolute(o.data).string();
+  // A command gets a data folder only when one is named.
+  const bool commands_only =
+      std::all_of(plan.cases.begin(), plan.cases.end(), [](const CaseSpec& c) { return c.is_command(); });
+  if (commands_only && !o.data_given) plan.data = kSyntheticData;
+  if (commands_only && plan.data != kSyntheticData && !fs::is_directory(plan.data))
+    throw UsageError(fmt::format("--data {}: not a folder: give the folder the command reads (mounted read-only at "
+                                 "--data-mount, {} by default)",
+                                 o.data, o.data_mount));
   plan.case_timeout_seconds = o.case_timeout;
   plan.baseline = o.baseline;
   if (std::none_of(plan.environments.begin(), plan.environments.end(),
@@ -1089,6 +1157,32 @@ void add_control_options(CLI::App* cmd, RunOptions& o) {
       ->check(not_empty("a run folder, results/<run-id>"));
 }
 
+// A user's command: `dlcbench run [options] -- COMMAND ARGS...`.
+void add_command_options(CLI::App* cmd, RunOptions& o) {
+  cmd->add_option("command", o.command,
+                  "A command to measure, after --: run as given (no shell) in every environment under dlcbench-probe; "
+                  "{data} and {workdir} in its arguments become those folders as each environment sees them");
+  cmd->add_option("--name", o.name, "The command's case name, cmd:NAME (default: the program's file name)");
+  cmd->add_option("--metric", o.metric,
+                  "Read per-iteration figures from the command's output: a regular expression with one capture "
+                  "group, e.g. 'step ([0-9.]+) s', or json:FIELD for JSON lines (default: each launch's wall time)")
+      ->check(not_empty("a regular expression with one group, or json:FIELD"));
+  cmd->add_option("--metric-unit", o.metric_unit, "The unit of --metric's figures (default: s/iteration)")
+      ->check(not_empty("a unit, e.g. s/step or images/s"));
+  cmd->add_flag("--higher-is-better", o.higher_is_better,
+                "--metric's figures are rates (images/s): higher is better (default: times, lower is better)");
+  cmd->add_option("--pass-env", o.pass_env,
+                  "Variables passed from here to the command in every environment, comma-separated (recorded with "
+                  "their values)")
+      ->check(not_empty("variable names, e.g. OMP_NUM_THREADS,CUDA_VISIBLE_DEVICES"));
+  cmd->add_option("--workdir", o.workdir,
+                  "HOST[:CONTAINER]: a folder mounted read-write (at /work in containers by default) and the "
+                  "command's working folder in every environment")
+      ->check(not_empty("a folder"));
+  cmd->add_option("--data-mount", o.data_mount, "Where containers see --data (default: /data)")
+      ->capture_default_str();
+}
+
 // The run and resume paths of both commands, with their errors as exit codes.
 void run_or_resume(const RunOptions& o, const CLI::App* cmd, int& exit_code) {
   stop_on_signals();
@@ -1121,7 +1215,11 @@ void add_run_command(CLI::App& app, int& exit_code) {
   add_what_options(cmd, *o);
   add_repetition_options(cmd, *o);
   add_control_options(cmd, *o);
-  cmd->callback([o, cmd, &exit_code] { run_or_resume(*o, cmd, exit_code); });
+  add_command_options(cmd, *o);
+  cmd->callback([o, cmd, &exit_code] {
+    o->data_given = cmd->get_option("--data")->count() > 0;
+    run_or_resume(*o, cmd, exit_code);
+  });
 }
 
 void add_calibrate_command(CLI::App& app, int& exit_code) {

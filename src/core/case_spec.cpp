@@ -23,6 +23,7 @@ std::string byte_label(std::int64_t bytes) {
 
 std::string CaseSpec::id() const {
   if (workload == "startup") return workload;  // no back end, device or batch
+  if (is_command()) return "cmd:" + command.name;
   if (micro()) {
     std::string id = workload;
     if (!variant.empty()) id += "/" + variant;
@@ -62,6 +63,7 @@ void to_json(nlohmann::json& j, const CaseSpec& c) {
        {"device", c.device},   {"batch", c.batch},       {"warmup", c.warmup},
        {"iters", c.iters},     {"threads", c.threads},   {"seed", c.seed},
        {"input", c.input}};
+  if (c.is_command()) j["command"] = c.command;
   if (c.micro()) {
     j["variant"] = c.variant;
     j["size"] = c.size;
@@ -115,6 +117,7 @@ void from_json(const nlohmann::json& j, CaseSpec& c) {
   c.block = whole_number<std::int64_t>(j, "block", std::int64_t{0});
   c.io_mode = j.value("io_mode", std::string());
   c.io_target = j.value("io_target", std::string());
+  if (c.is_command()) j.at("command").get_to(c.command);
 }
 
 }  // namespace dlcbench

@@ -7,6 +7,8 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "core/command_spec.h"
+
 namespace dlcbench {
 
 inline constexpr const char* kSyntheticData = "synthetic";
@@ -32,11 +34,16 @@ struct CaseSpec {
   std::string io_mode;    // io-seq: "direct" or "buffered"
   std::string io_target;  // io: "rootfs", "tmpfs" or a host folder (see micro_workloads.h)
 
+  // A user's command (workload "command"); empty argv otherwise.
+  CommandSpec command;
+
   bool micro() const { return size > 0; }
+  bool is_command() const { return workload == kCommandWorkload; }
 
   // Identifies the case in results and reports, e.g. "fcn5/torch/cpu/b64",
   // with "/disk" appended when batches are read from disk;
-  // "gemm/sgemm/n4096", "io-seq/read/direct/bs1M/256M@rootfs".
+  // "gemm/sgemm/n4096", "io-seq/read/direct/bs1M/256M@rootfs"; "cmd:train"
+  // for a user's command.
   std::string id() const;
   // Arguments that make `dlcbench worker` run this case; the data location
   // and the I/O folder are added by the environment, which knows where it

@@ -27,6 +27,10 @@ struct ProcessCpu {
   pid_t pid = 0, ppid = 0;
   std::string name;    // argv[0]'s file name ("runsc-sandbox"), else the kernel's comm
   double cpu_seconds = 0;  // user + system
+  // Of its children it has waited for (cutime + cstime): dlcbench-probe's
+  // command has ended and been reaped when the probe's accounting line
+  // arrives, so its CPU time is there.
+  double reaped_children_cpu_seconds = 0;
 };
 
 // Every process under `proc` (skipping those that end while it reads).

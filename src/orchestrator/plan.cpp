@@ -37,9 +37,9 @@ std::vector<std::string> split_workload_list(const std::string& text) {
 }
 
 std::vector<CaseSpec> expand_cases(const PlanRequest& request) {
-  if (request.workloads.empty())
+  if (request.workloads.empty() && !request.command)
     throw UsageError(fmt::format("no workload given: valid workloads are {}", fmt::join(workload_names(), ", ")));
-  if (request.backends.empty())
+  if (request.backends.empty() && !request.workloads.empty())
     throw UsageError(fmt::format("no back end given: valid back ends are {}", fmt::join(backend_names(), ", ")));
   for (int b : request.batches)
     if (b < 1) throw UsageError(fmt::format("batch size {} is not positive", b));
@@ -112,6 +112,21 @@ std::vector<CaseSpec> expand_cases(const PlanRequest& request) {
         }
       }
     }
+  }
+  if (request.command) {
+    CaseSpec c;
+    c.workload = kCommandWorkload;
+    c.backend = "none";
+    c.batch = 0;
+    // Its GPU (if it uses one) is given to the containers with --device gpu.
+    c.device = std::find(request.devices.begin(), request.devices.end(), "gpu") != request.devices.end() ? "gpu" : "cpu";
+    const bool per_iteration = request.command->metric.source != MetricSpec::Source::wall_time;
+    c.warmup = per_iteration ? request.warmup.value_or(1) : 0;
+    c.iters = 0;  // as many iterations as the command reports (one figure a launch without --metric)
+    c.threads = request.threads;
+    c.seed = request.seed;
+    c.command = *request.command;
+    cases.push_back(c);
   }
   for (std::size_t i = 0; i < cases.size(); ++i)
     for (std::size_t j = 0; j < i; ++j)

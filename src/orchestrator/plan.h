@@ -69,6 +69,10 @@ struct PlanRequest {
   int starts = 10;               // timed starts per round of the startup workload
   // Where the I/O micro-benchmarks write: "rootfs", "tmpfs" or host folders.
   std::vector<std::string> io_targets = {"rootfs"};
+  // `run -- COMMAND`: a user's command, one case "cmd:<name>". With a
+  // metric its first `warmup` iterations of each launch are warm-up
+  // (default 1); without, each launch is one figure, its wall time.
+  std::optional<CommandSpec> command;
 };
 
 inline constexpr int kTrainingWarmup = 5;

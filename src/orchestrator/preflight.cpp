@@ -1,6 +1,7 @@
 #include "orchestrator/preflight.h"
 
 #include <algorithm>
+#include <map>
 
 #include <fmt/format.h>
 
@@ -10,14 +11,70 @@
 
 namespace dlcbench {
 
+namespace {
+
+// A user's command: one whole launch of it per environment under the probe
+// (a warm-up launch too, never measured), for the probe's fingerprint and the
+// libraries the command loaded; every difference is a possible cause.
+void preflight_command(const Plan& plan, const CaseSpec& spec, std::vector<ScheduledEnvironment>& environments,
+                       ResultsWriter& results, const ScheduleOptions& options, PreflightResult& out) {
+  std::map<std::string, nlohmann::json> fingerprints;
+  int index = 0;
+  for (auto& env : environments) {
+    if (!env.unavailable.empty()) continue;
+    WorkerLaunch launch;
+    launch.program = WorkerLaunch::Program::command;
+    launch.data = plan.data;
+    launch.gpu = spec.device == "gpu";
+    launch.command = &spec.command;
+    const std::string instance = fmt::format("dlcbench-{}-preflight-cmd-{}", options.run_id, index++);
+    const LaunchCommand command = env.environment->command(launch, instance);
+    nlohmann::json fingerprint, error;
+    const ProcessResult result = run_process(command.process(plan.case_timeout_seconds, options.cancel), [&](std::string_view line) {
+      auto record = nlohmann::json::parse(line, nullptr, false);
+      if (!record.is_object()) return;
+      const std::string type = record.value("type", "");
+      if (type == "fingerprint") fingerprint = std::move(record);
+      else if (type == "libraries" && fingerprint.is_object()) fingerprint["command_libraries"] = record["libraries"];
+      else if (type == "error") error = record;
+    });
+    if (!result.ok() || fingerprint.is_null()) {
+      env.environment->cleanup(instance);
+      std::string cause = error.is_object() ? error.value("message", "") : "";
+      if (cause.empty()) cause = fingerprint.is_null() ? "the probe printed no fingerprint" : "command " + result.describe();
+      else cause += " (" + result.describe() + ")";
+      // The launches will fail the same way and say so; the preflight only records it.
+      out.failures[env.label] = cause;
+      results.append({{"type", "preflight"}, {"env", env.label}, {"case", spec.id()}, {"ok", false}, {"cause", cause},
+                      {"stderr_tail", tail(result.stderr_tail, 2000)}});
+      continue;
+    }
+    results.append({{"type", "preflight"}, {"env", env.label}, {"case", spec.id()}, {"ok", true}, {"fingerprint", fingerprint}});
+    fingerprints[env.label] = std::move(fingerprint);
+  }
+  const auto base = fingerprints.find(plan.baseline);
+  if (base == fingerprints.end()) return;
+  for (const auto& e : plan.environments) {
+    if (e.text == plan.baseline || !fingerprints.count(e.text)) continue;
+    auto mismatches = compare_command_fingerprints(base->second, fingerprints.at(e.text), fields_changed_by(e.options));
+    auto& all = out.mismatches[e.text];
+    all.insert(all.end(), mismatches.begin(), mismatches.end());
+  }
+}
+
+}  // namespace
+
 PreflightResult run_preflight(const Plan& plan, std::vector<ScheduledEnvironment>& environments,
                               ResultsWriter& results, const ScheduleOptions& options) {
   PreflightResult out;
+  for (const auto& c : plan.cases)
+    if (c.is_command()) preflight_command(plan, c, environments, results, options, out);
   // A CPU case where there is one: a GPU case's worker fails on a machine
   // without a GPU, and that must not stop the CPU cases from running.
   const CaseSpec* training = nullptr;
   for (const auto& c : plan.cases)
-    if (c.workload != kStartupWorkload && (!training || training->device != "cpu" || c.device == "cpu")) training = &c;
+    if (c.workload != kStartupWorkload && !c.is_command() && (!training || training->device != "cpu" || c.device == "cpu"))
+      training = &c;
   if (!training) return out;  // the startup workload runs no worker
 
   std::map<std::string, nlohmann::json> fingerprints;
@@ -62,7 +119,8 @@ PreflightResult run_preflight(const Plan& plan, std::vector<ScheduledEnvironment
       out.message += fmt::format("{} differs from {} in ways nobody asked for:\n{}", e.text, plan.baseline,
                                  describe_mismatches(mismatches, plan.baseline, e.text));
     }
-    out.mismatches[e.text] = std::move(mismatches);
+    auto& all = out.mismatches[e.text];
+    all.insert(all.begin(), mismatches.begin(), mismatches.end());
   }
   return out;
 }

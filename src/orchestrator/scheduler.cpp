@@ -17,6 +17,7 @@
 #include "core/timer.h"
 #include "orchestrator/outside_accounting.h"
 #include "orchestrator/stopping_rule.h"
+#include "workloads/command_metric.h"
 #include "workloads/micro/micro_workloads.h"
 #include "workloads/registry.h"
 
@@ -52,6 +53,7 @@ struct LaunchOutcome {
 // one, and what a bare exit status means where it did not.
 std::string failure_cause(const LaunchOutcome& launched, ScheduledEnvironment& env, int measured, int expected) {
   const ProcessResult& result = launched.result;
+  if (result.ok() && !launched.error.empty()) return launched.error;
   if (result.ok()) return fmt::format("worker exited normally but printed {} of {} samples", measured, expected);
   if (!launched.error.empty()) return fmt::format("{} ({} {})", launched.error, launched.what, result.describe());
   std::string cause = launched.what + " " + result.describe();
@@ -140,6 +142,126 @@ LaunchOutcome time_starts(const Plan& plan, const CaseSpec& spec, ScheduledEnvir
   return out;
 }
 
+// Where a command ran, for its error messages: "in image NAME", "in the root
+// file system DIR", or "on the host".
+std::string where_command_ran(const Environment& environment) {
+  const nlohmann::json d = environment.describe();
+  if (d.contains("image") && d["image"].is_string()) return fmt::format("in image {}", d["image"].get<std::string>());
+  if (d.contains("rootfs") && d["rootfs"].is_string())
+    return fmt::format("in the root file system {}", d["rootfs"].get<std::string>());
+  return "on the host";
+}
+
+// A user's command under dlcbench-probe. Without a metric the launch is one
+// sample, its wall time from the orchestrator (what the user waits for:
+// start-up of the environment included); with one, each figure the metric
+// reads from the output is a sample, the first spec.warmup warm-up. A rate
+// (higher is better) is kept as its inverse, seconds per unit, so the
+// statistics read as for every other workload (above 1 is slower).
+LaunchOutcome run_user_command(const Plan& plan, const CaseSpec& spec, ScheduledEnvironment& env,
+                               const std::string& instance, int round, ResultsWriter& results,
+                               const ScheduleOptions& options) {
+  constexpr std::size_t kOutputLinesKept = 10;  // in results.jsonl and in a metric's error
+  LaunchOutcome out;
+  out.instance = instance;
+  out.what = "command";
+  const CommandSpec& command = spec.command;
+  WorkerLaunch launch;
+  launch.program = WorkerLaunch::Program::command;
+  launch.data = plan.data;
+  launch.gpu = spec.device == "gpu";
+  launch.command = &command;
+  const LaunchCommand argv = env.environment->command(launch, instance);
+  const ProcessSpec process = argv.process(plan.case_timeout_seconds, options.cancel);
+  std::optional<MetricReader> metric;
+  if (command.metric.source != MetricSpec::Source::wall_time) metric.emplace(command.metric);
+  OutsideAccounting outside(env.environment->name());
+  std::vector<std::string> first_lines;
+  int lines = 0, iterations = 0;
+  nlohmann::json command_seconds, first_iteration_at, libraries_count;
+  Stopwatch clock;
+  out.result = run_process(process, [&](std::string_view line) {
+    auto record = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
+    // Not the probe's: what an engine prints before the container starts.
+    if (record.is_discarded() || !record.is_object()) {
+      results.append(tag({{"type", "worker_output"}, {"text", std::string(line)}}, env.label, round, spec));
+      return;
+    }
+    const std::string type = record.value("type", "");
+    if (type == "output") {
+      const std::string text = record.value("text", "");
+      ++lines;
+      if (first_lines.size() < kOutputLinesKept) {
+        first_lines.push_back(text);
+        results.append(tag({{"type", "command_output"}, {"stream", record.value("stream", "")}, {"text", text}},
+                           env.label, round, spec));
+      }
+      if (!metric) return;
+      const auto value = metric->read(text);
+      if (!value) return;
+      if (command.metric.higher_is_better && !(*value > 0)) return;  // no rate to invert
+      const bool warmup = iterations < spec.warmup;
+      const double seconds = command.metric.higher_is_better ? 1.0 / *value : *value;
+      if (first_iteration_at.is_null()) first_iteration_at = record.value("t", 0.0);
+      results.append(tag({{"type", "sample"},
+                          {"phase", warmup ? "warmup" : "measured"},
+                          {"iter", warmup ? iterations : iterations - spec.warmup},
+                          {"seconds", seconds},
+                          {"value", *value},
+                          // A rate's "operation" is one unit: its figure is 1 / seconds.
+                          {"work", command.metric.higher_is_better ? 1.0 : 0.0},
+                          {"t", record.value("t", 0.0)}},
+                         env.label, round, spec));
+      if (!warmup) out.measured.push_back(seconds);
+      ++iterations;
+      return;
+    }
+    if (type == "phase") outside.start();
+    if (type == "accounting") {
+      record["outside"] = outside.finish();
+      // The probe counted the whole command; with a metric, per iteration
+      // means over every iteration it printed (its start-up spread over them).
+      if (metric) record["batches"] = std::max(1, iterations);
+    }
+    if (type == "command_exit") command_seconds = record.value("wall_seconds", nlohmann::json());
+    if (type == "libraries") {
+      libraries_count = record["libraries"].value("count", 0);
+      return;  // the whole list is in the preflight record; each launch keeps the count
+    }
+    if (type == "fingerprint") return;  // the preflight's has it
+    if (type == "error")
+      out.error = fmt::format("{} error: {} ({}, {})", record.value("kind", "probe"), record.value("message", ""),
+                              env.label, where_command_ran(*env.environment));
+    record = tag(std::move(record), env.label, round, spec);
+    if (type == "accounting") out.accounting = record;
+    results.append(record);
+  });
+  const double wall = clock.seconds();
+  if (!metric && out.result.ok()) {
+    results.append(tag({{"type", "sample"}, {"phase", "measured"}, {"iter", 0}, {"seconds", wall}}, env.label, round,
+                       spec));
+    out.measured.push_back(wall);
+  }
+  if (metric && out.result.ok() && out.measured.empty()) {
+    std::string shown;
+    for (const auto& l : first_lines) shown += "\n      " + l;
+    out.error = fmt::format("metric error: {} matched {} of the command's {} output lines{} ({} measured); its "
+                            "first lines:{}\n    fix the pattern (--metric), or print one line per iteration",
+                            metric->describe(), iterations, lines,
+                            iterations ? fmt::format(", all counted as warm-up (--warmup {})", spec.warmup) : "",
+                            env.label, first_lines.empty() ? " (none)" : shown);
+  }
+  results.append(tag({{"type", "command_run"},
+                      {"wall_seconds", wall},
+                      {"command_seconds", command_seconds},
+                      {"first_iteration_seconds", first_iteration_at},
+                      {"iterations", iterations},
+                      {"output_lines", lines},
+                      {"libraries", libraries_count}},
+                     env.label, round, spec));
+  return out;
+}
+
 // One launch's value, as the analysis takes it (run_value), and how the log
 // line reads it.
 std::string describe_run(const CaseSpec& spec, const LaunchOutcome& launched) {
@@ -148,6 +270,12 @@ std::string describe_run(const CaseSpec& spec, const LaunchOutcome& launched) {
   const auto count = launched.measured.size();
   if (spec.workload == kStartupWorkload)
     return fmt::format("{:.5f} s/start (median of {} starts)", value, count);
+  if (spec.is_command()) {
+    if (spec.command.metric.source == MetricSpec::Source::wall_time) return fmt::format("{:.4f} s/launch", value);
+    return fmt::format("{:.5g} {} (mean of {} iterations{})",
+                       spec.command.metric.higher_is_better ? 1.0 / value : value, spec.command.metric.unit, count,
+                       spec.command.metric.higher_is_better ? ", as the mean time per unit" : "");
+  }
   if (const MicroWorkloadInfo* micro = find_micro_workload(spec.workload))
     return fmt::format("{:.4g} {} ({} of {} operations)", micro_figure(*micro, launched.work, value),
                        micro->unit(spec.variant), statistic == "min" ? "best" : statistic, count);
@@ -243,13 +371,15 @@ ScheduleResult run_schedule(const Plan& plan, std::vector<ScheduledEnvironment>&
         Stopwatch wall;
         const LaunchOutcome launched = spec.workload == kStartupWorkload
                                            ? time_starts(plan, spec, env, instance, round, results, options)
-                                           : run_worker(plan, spec, env, instance, round, results, options);
+                                       : spec.is_command() ? run_user_command(plan, spec, env, instance, round, results, options)
+                                                           : run_worker(plan, spec, env, instance, round, results, options);
         const ProcessResult& result = launched.result;
         const int measured = static_cast<int>(launched.measured.size());
         const double wall_seconds = wall.seconds();
         ++outcome.launches;
 
-        const bool ok = result.ok() && measured == spec.iters;
+        // A command reports as many iterations as it runs.
+        const bool ok = result.ok() && (spec.is_command() ? launched.error.empty() && measured > 0 : measured == spec.iters);
         nlohmann::json launch_record = {{"type", "launch"},
                                         {"env", env.label},
                                         {"round", round},

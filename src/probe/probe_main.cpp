@@ -124,10 +124,13 @@ void enter_chroot(const ProbeOptions& o) {
   for (const auto& b : o.binds) {
     const fs::path target = fs::path(o.chroot_dir) / fs::path(b.destination).relative_path();
     std::error_code error;
+    // A folder to mount on is made where the image has none (the working
+    // folder, the data), as runc makes its mount points.
+    if (!fs::exists(target, error) && fs::is_directory(b.source, error)) fs::create_directories(target, error);
     if (!fs::exists(target, error))
-      fail(fmt::format("the root file system {} has no {} to mount {} on: create that folder in it (an image's root "
-                       "file system usually has /proc, /sys and /dev)",
-                       o.chroot_dir, b.destination, b.source));
+      fail(fmt::format("the root file system {} has no {} to mount {} on, and it could not be made ({}): create "
+                       "that folder in it",
+                       o.chroot_dir, b.destination, b.source, error ? error.message() : "not a folder"));
     if (mount(b.source.c_str(), target.c_str(), nullptr, MS_BIND | MS_REC, nullptr) != 0)
       fail(fmt::format("mounting {} on {}: {}", b.source, target.string(), std::strerror(errno)));
     if (b.read_only &&
@@ -146,6 +149,7 @@ json probe_fingerprint(const ProbeOptions& o) {
   // The probe's own code is the same everywhere; what the command loads is
   // read while it runs ("libraries").
   json j = surroundings_fingerprint(paths);
+  j["type"] = "fingerprint";
   j["probe"] = true;
   j["gpus_visible"] = json::array();
   for (const auto& entry : fs::directory_iterator("/dev", error)) {

@@ -93,6 +93,8 @@ std::string render_console(const Analysis& analysis) {
   const Report report = build_report(analysis, nlohmann::json::object());
   std::string out;
   for (CaseKind kind : kCaseKinds) {
+    if (kind == CaseKind::command && has_cases(analysis, kind))
+      out += "\nYour commands (run as given in every environment under dlcbench-probe)\n";
     if (kind == CaseKind::micro && has_cases(analysis, kind))
       out += "\nMicro-benchmarks (each in its own figure; statistics and overheads over seconds per operation)\n";
     if (kind == CaseKind::startup && has_cases(analysis, kind))

@@ -105,7 +105,8 @@ struct KindWords {
   const char* slug;
   const char* name;
 };
-constexpr KindWords kKindWords[] = {{CaseKind::training, "training", "training"},
+constexpr KindWords kKindWords[] = {{CaseKind::command, "command", "your commands"},
+                                    {CaseKind::training, "training", "training"},
                                     {CaseKind::micro, "micro", "micro-benchmarks"},
                                     {CaseKind::startup, "startup", "container start-up"}};
 
@@ -129,6 +130,11 @@ std::string summary_caption(CaseKind kind) {
              "computed on seconds per operation, so the overhead is the change of the time per operation "
              "against the baseline (Hodges-Lehmann over rounds, the mean's change beside it): + is slower, a lower "
              "rate or a longer latency.";
+    case CaseKind::command:
+      return "Your commands, run as given in every environment under dlcbench-probe: each launch's wall time "
+             "(start-up of the environment included), or the mean of the iterations --metric read from its output "
+             "(the first --warmup of each launch apart). Overhead as for training: Hodges-Lehmann over rounds, the "
+             "mean's change beside it; + is slower (a lower rate).";
     case CaseKind::startup:
       return "Apart from training: a static program that exits at once, timed from the orchestrator; each run is "
              "the median of its starts. Each environment's start against the baseline's: the milliseconds it adds "
@@ -143,6 +149,10 @@ std::string summary_caption(CaseKind kind) {
 }
 
 std::string run_value_words(const CaseAnalysis& c) {
+  if (c.command)
+    return c.spec.command.metric.source == MetricSpec::Source::wall_time
+               ? std::string("wall time of the launch")
+               : fmt::format("{} of its measured iterations", c.run_statistic);
   if (c.startup) return fmt::format("{} of its measured starts", c.run_statistic);
   if (!c.micro) return fmt::format("{} of its measured batches", c.run_statistic);
   const std::size_t per_run = samples_per_run(c);

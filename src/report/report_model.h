@@ -18,13 +18,15 @@
 
 namespace dlcbench {
 
-// Every report shows its cases in three sections, in this order: training,
+// Every report shows its cases in sections, in this order: a user's commands,
+// training,
 // micro-benchmarks (each case in its own figure: GFLOP/s, GB/s, MB/s, ms),
 // container start-up.
-enum class CaseKind { training, micro, startup };
-inline constexpr CaseKind kCaseKinds[] = {CaseKind::training, CaseKind::micro, CaseKind::startup};
+// A user's commands come first, in a section of their own.
+enum class CaseKind { command, training, micro, startup };
+inline constexpr CaseKind kCaseKinds[] = {CaseKind::command, CaseKind::training, CaseKind::micro, CaseKind::startup};
 inline CaseKind kind_of(const CaseAnalysis& c) {
-  return c.startup ? CaseKind::startup : c.micro ? CaseKind::micro : CaseKind::training;
+  return c.command ? CaseKind::command : c.startup ? CaseKind::startup : c.micro ? CaseKind::micro : CaseKind::training;
 }
 bool has_cases(const Analysis& analysis, CaseKind kind);
 // "training", "micro", "startup": for HTML ids and classes.

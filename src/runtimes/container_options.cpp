@@ -75,6 +75,8 @@ const std::vector<std::string>& option_keys(const std::string& environment) {
       // passthrough in the packaged version). Its kernel keeps its own PID
       // and IPC namespaces whatever the bundle says, so no pid= and no
       // ipc=host.
+      // A user's command in its image's root file system, without isolation.
+      {"chroot", {"rootfs"}},
       {"runsc", {"rootfs", "platform", "file-access", "overlay", "cpus", "cpuset", "memory", "shm", "network",
                  "seccomp", "scratch"}},
   };

@@ -95,7 +95,11 @@ class EngineEnvironment : public Environment {
                                                first_line(version.result.stderr_tail), flavour_.unreachable_hint));
     version_ = first_line(version.out);
     if (flavour_.name == "docker") check_docker_runtime();
-    if (image_.empty()) {
+    if (image_.empty() && context_.command_only) {
+      throw EnvironmentUnavailable(fmt::format(
+          "a command runs in the image you give: {}:image=NAME (dlcbench's own image holds only dlcbench)",
+          flavour_.name));
+    } else if (image_.empty()) {
       image_ = ensure_image();
       image_built_ = true;
     } else if (!image_exists(image_)) {
@@ -123,6 +127,7 @@ class EngineEnvironment : public Environment {
       return c;
     }
     if (launch.gpu) c.argv.insert(c.argv.end(), gpu_flags_.begin(), gpu_flags_.end());
+    if (launch.program == WorkerLaunch::Program::command) return command_launch(std::move(c), launch);
     std::string data = launch.data;
     if (data != "synthetic") {
       c.argv.push_back("--volume");
@@ -152,6 +157,24 @@ class EngineEnvironment : public Environment {
       c.argv.push_back("--path");
       c.argv.push_back(io_path);
     }
+    return c;
+  }
+
+  // A user's command in the user's image, under dlcbench-probe (bound
+  // read-only, and the entry point, so the image's own ENTRYPOINT does not
+  // wrap the command: it runs as given, like `docker run --entrypoint`).
+  LaunchCommand command_launch(LaunchCommand c, const WorkerLaunch& launch) const {
+    c.argv.insert(c.argv.end(), {"--volume", fmt::format("{}:{}:ro", fs::absolute(probe_program_beside(context_.self_exe)).string(),
+                                                         kContainerProbePath),
+                                 "--entrypoint", kContainerProbePath});
+    const CommandPlacement placed = place_command_in_container(launch);
+    for (const auto& m : placed.mounts)
+      c.argv.insert(c.argv.end(), {"--volume", fmt::format("{}:{}:{}", m.host, m.container, m.read_only ? "ro" : "rw")});
+    for (const auto& [k, v] : command_variables(launch, placed.data, placed.workdir))
+      c.argv.insert(c.argv.end(), {"--env", k + "=" + v});
+    c.argv.push_back(image_);
+    const auto args = probe_arguments(launch, placed.data, placed.workdir);
+    c.argv.insert(c.argv.end(), args.begin(), args.end());
     return c;
   }
 

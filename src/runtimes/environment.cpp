@@ -6,6 +6,7 @@
 #include "runtimes/container_options.h"
 #include "runtimes/engine.h"
 #include "runtimes/host.h"
+#include "runtimes/chroot.h"
 #include "runtimes/oci_runtime.h"
 
 namespace dlcbench {
@@ -21,6 +22,7 @@ std::unique_ptr<Environment> make_environment(const EnvironmentRequest& request,
   if (request.name == "host") return make_host_environment(context);
   if (request.name == "docker" || request.name == "podman") return make_engine_environment(request, context);
   if (request.name == "runc" || request.name == "crun" || request.name == "runsc") return make_oci_environment(request, context);
+  if (request.name == "chroot") return make_chroot_environment(request, context);
   // parse_environment_request() accepts only the names above.
   throw UsageError(fmt::format("unknown environment '{}': valid environments are {}", request.name,
                                fmt::join(environment_names(), ", ")));
@@ -28,6 +30,47 @@ std::unique_ptr<Environment> make_environment(const EnvironmentRequest& request,
 
 std::filesystem::path noop_program_beside(const std::filesystem::path& self_exe) {
   return self_exe.parent_path() / "dlcbench-noop";
+}
+
+std::filesystem::path probe_program_beside(const std::filesystem::path& self_exe) {
+  return self_exe.parent_path() / "dlcbench-probe";
+}
+
+CommandPlacement place_command_in_container(const WorkerLaunch& launch) {
+  CommandPlacement p;
+  const CommandSpec& command = *launch.command;
+  if (launch.data != "synthetic") {
+    p.data = command.data_mount;
+    p.mounts.push_back({std::filesystem::absolute(launch.data).string(), p.data, true});
+  }
+  if (!command.workdir.empty()) {
+    p.workdir = command.workdir_mount;
+    p.mounts.push_back({std::filesystem::absolute(command.workdir).string(), p.workdir, false});
+  }
+  return p;
+}
+
+std::vector<std::string> probe_arguments(const WorkerLaunch& launch, const std::string& data,
+                                         const std::string& workdir) {
+  std::vector<std::string> args;
+  if (!workdir.empty()) args.insert(args.end(), {"--cwd", workdir});
+  if (!data.empty()) args.insert(args.end(), {"--data", data});
+  if (launch.fingerprint_only) {
+    args.push_back("--fingerprint-only");
+    return args;
+  }
+  args.push_back("--");
+  const auto argv = command_argv_for(*launch.command, data, workdir);
+  args.insert(args.end(), argv.begin(), argv.end());
+  return args;
+}
+
+std::vector<std::pair<std::string, std::string>> command_variables(const WorkerLaunch& launch, const std::string& data,
+                                                                   const std::string& workdir) {
+  auto env = launch.command->env;
+  if (!data.empty()) env.emplace_back("DLCBENCH_DATA", data);
+  if (!workdir.empty()) env.emplace_back("DLCBENCH_WORKDIR", workdir);
+  return env;
 }
 
 }  // namespace dlcbench

@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/command_spec.h"
 #include "core/process.h"
 #include "runtimes/image_builder.h"
 
@@ -36,8 +37,9 @@ std::vector<std::string> environment_names();
 
 struct WorkerLaunch {
   // worker: the dlcbench binary with worker_args and --data;
-  // noop: a static program that exits at once (the startup workload).
-  enum class Program { worker, noop };
+  // noop: a static program that exits at once (the startup workload);
+  // command: a user's command under dlcbench-probe.
+  enum class Program { worker, noop, command };
   Program program = Program::worker;
   std::vector<std::string> worker_args;  // "worker", "--workload", ...; no --data
   std::string data = "synthetic";        // "synthetic" or a folder on the host
@@ -49,7 +51,39 @@ struct WorkerLaunch {
   // A GPU case: the container gets the GPU (gpus= option). CPU cases run
   // as in a plan without GPU cases, so a broken GPU path cannot fail them.
   bool gpu = false;
+  // Program::command: what to run, and where its data and working folder are.
+  const CommandSpec* command = nullptr;
+  // Program::command: the probe prints its fingerprint and exits.
+  bool fingerprint_only = false;
 };
+
+// Where a container sees dlcbench-probe (bound read-only over a file in the
+// container's /tmp, so nothing is written into the user's image or root
+// file system).
+inline constexpr const char* kContainerProbePath = "/tmp/.dlcbench-probe";
+
+// Where a command's data and working folder are inside a container (or the
+// chroot): the paths it sees, and the host folders to mount there.
+struct CommandMount {
+  std::string host, container;
+  bool read_only = true;
+};
+struct CommandPlacement {
+  std::string data, workdir;  // as the command sees them; empty: none
+  std::vector<CommandMount> mounts;
+};
+CommandPlacement place_command_in_container(const WorkerLaunch& launch);
+
+// The probe's arguments after the program: its working folder, the data
+// folder (for its file system in the fingerprint), "--", and the command
+// with {data} and {workdir} replaced by `data` and `workdir` (as the
+// environment sees them; empty: none).
+std::vector<std::string> probe_arguments(const WorkerLaunch& launch, const std::string& data,
+                                         const std::string& workdir);
+// The command's variables: those the user passed through, and DLCBENCH_DATA
+// and DLCBENCH_WORKDIR where the environment puts them.
+std::vector<std::pair<std::string, std::string>> command_variables(const WorkerLaunch& launch, const std::string& data,
+                                                                   const std::string& workdir);
 
 // Where each I/O target is, as the worker sees it.
 inline constexpr const char* kHostRootfsIoPath = "/var/tmp";    // on the host's root file system
@@ -88,6 +122,9 @@ struct EnvironmentContext {
   std::vector<ImageExtra> image_extras;
   // The plan has GPU cases: containers get the GPU (runtimes/gpu_access.h).
   bool gpu = false;
+  // Every case is a user's command (`run -- COMMAND`): images and root file
+  // systems are the user's (image=, rootfs=) and need no dlcbench inside.
+  bool command_only = false;
   // `run --resume` of a run that imported its own image and was killed
   // before removing it: the image found in the store is that run's, so it
   // goes at the end as it would have (unless keep_images).
@@ -123,5 +160,7 @@ std::unique_ptr<Environment> make_environment(const EnvironmentRequest& request,
 
 // The noop program next to the dlcbench binary (built with it).
 std::filesystem::path noop_program_beside(const std::filesystem::path& self_exe);
+// dlcbench-probe next to the dlcbench binary (built with it).
+std::filesystem::path probe_program_beside(const std::filesystem::path& self_exe);
 
 }  // namespace dlcbench

@@ -27,7 +27,7 @@ bool is_environment_name(const std::string& name) {
 
 }  // namespace
 
-std::vector<std::string> environment_names() { return {"host", "docker", "podman", "runc", "crun", "runsc"}; }
+std::vector<std::string> environment_names() { return {"host", "docker", "podman", "runc", "crun", "runsc", "chroot"}; }
 
 // "host#2": the second of two identical environments (`--envs host,host`).
 std::string without_copy_suffix(const std::string& text) {

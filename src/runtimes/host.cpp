@@ -30,6 +30,15 @@ class HostEnvironment : public Environment {
       c.argv = {noop_program_beside(context_.self_exe).string()};
       return c;
     }
+    if (launch.program == WorkerLaunch::Program::command) {
+      const std::string data = launch.data == "synthetic" ? "" : fs::absolute(launch.data).string();
+      const std::string workdir = launch.command->workdir.empty() ? "" : fs::absolute(launch.command->workdir).string();
+      c.argv = {probe_program_beside(context_.self_exe).string()};
+      const auto args = probe_arguments(launch, data, workdir);
+      c.argv.insert(c.argv.end(), args.begin(), args.end());
+      c.env = command_variables(launch, data, workdir);
+      return c;
+    }
     c.argv.push_back(context_.self_exe.string());
     c.argv.insert(c.argv.end(), launch.worker_args.begin(), launch.worker_args.end());
     c.argv.push_back("--data");

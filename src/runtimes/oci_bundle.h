@@ -21,10 +21,18 @@ struct OciProcess {
   std::vector<std::pair<std::string, std::string>> env;
 };
 
+// A host file or folder bound into the container.
+struct OciBind {
+  std::string source, destination;
+  bool read_only = true;
+};
+
 struct OciBundleRequest {
   OciProcess process;
   std::filesystem::path rootfs;  // absolute; mounted read-only (unless io_target is rootfs)
-  std::string data;              // host folder mounted read-only at /data; empty: none
+  std::string data;              // host folder mounted read-only at data_mount; empty: none
+  std::string data_mount = "/data";
+  std::vector<OciBind> binds;    // a user's command: the probe and the working folder
   // io-seq and io-lat: "rootfs" (the root is then writable), "tmpfs" (a
   // tmpfs at io_path) or a host folder (bind-mounted read-write at io_path).
   std::string io_target;

@@ -53,7 +53,15 @@ class OciEnvironment : public Environment {
     bundles_ = scratch_->path() / "bundles";
     fs::create_directories(state_);
     fs::create_directories(bundles_);
-    if (!options_.rootfs.empty()) {
+    if (context_.command_only) {
+      if (options_.rootfs.empty())
+        throw EnvironmentUnavailable(fmt::format("a command runs in the root file system you give: {}:rootfs=DIR "
+                                                 "(e.g. the folder `docker export` of your image was unpacked into)",
+                                                 name_));
+      rootfs_ = fs::absolute(options_.rootfs);
+      if (!fs::is_directory(rootfs_))
+        throw EnvironmentUnavailable(fmt::format("{}:rootfs={}: no such folder", name_, options_.rootfs));
+    } else if (!options_.rootfs.empty()) {
       rootfs_ = fs::absolute(options_.rootfs);
       const char* needed = context_.noop_only ? kImageNoopPath : kImageBinaryPath;
       if (!fs::exists(rootfs_ / fs::path(needed).relative_path()))
@@ -207,6 +215,19 @@ class OciEnvironment : public Environment {
       return request;
     }
     if (gpu_ && launch.gpu) request.gpu = &*gpu_;
+    if (launch.program == WorkerLaunch::Program::command) {
+      // The probe is bound over a file in /tmp (a tmpfs here), so nothing
+      // is created in the user's root file system for it.
+      request.binds.push_back({fs::absolute(probe_program_beside(context_.self_exe)).string(), kContainerProbePath, true});
+      const CommandPlacement placed = place_command_in_container(launch);
+      for (const auto& m : placed.mounts) request.binds.push_back({m.host, m.container, m.read_only});
+      const std::string &data = placed.data, &workdir = placed.workdir;
+      request.process.args = {kContainerProbePath};
+      const auto args = probe_arguments(launch, data, workdir);
+      request.process.args.insert(request.process.args.end(), args.begin(), args.end());
+      request.process.env = command_variables(launch, data, workdir);
+      return request;
+    }
     request.process.args = {kImageBinaryPath};
     request.process.args.insert(request.process.args.end(), launch.worker_args.begin(), launch.worker_args.end());
     request.process.args.push_back("--data");

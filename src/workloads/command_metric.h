@@ -1,0 +1,34 @@
+// Per-iteration figures read from a command's output (`--metric`): a
+// regular expression with one capture group ("step ([0-9.]+) s"), or a field
+// of output lines that are JSON objects ("json:step_time").
+#pragma once
+
+#include <optional>
+#include <regex>
+#include <string>
+#include <string_view>
+
+#include "core/command_spec.h"
+
+namespace dlcbench {
+
+// The value of --metric as a spec: "json:FIELD" or a regular expression.
+// Throws UsageError for a pattern that does not compile or does not have
+// exactly one capture group, naming the fix.
+MetricSpec parse_metric(const std::string& text, const std::string& unit, bool higher_is_better);
+
+class MetricReader {
+ public:
+  explicit MetricReader(const MetricSpec& spec);
+  // The figure in one line of output; nullopt when the line has none (or
+  // what it captured is not a number).
+  std::optional<double> read(std::string_view line) const;
+  // "the pattern 'step ([0-9.]+) s'" or "the JSON field 'step_time'", for messages.
+  std::string describe() const;
+
+ private:
+  MetricSpec spec_;
+  std::regex regex_;
+};
+
+}  // namespace dlcbench
