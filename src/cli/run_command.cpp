@@ -1162,7 +1162,8 @@ void add_command_options(CLI::App* cmd, RunOptions& o) {
   cmd->add_option("command", o.command,
                   "A command to measure, after --: run as given (no shell) in every environment under dlcbench-probe; "
                   "{data} and {workdir} in its arguments become those folders as each environment sees them");
-  cmd->add_option("--name", o.name, "The command's case name, cmd:NAME (default: the program's file name)");
+  cmd->add_option("--name", o.name, "The command's case name, cmd:NAME (default: the program's file name)")
+      ->check(not_empty("a name of letters, digits, '-', '_' and '.'"));
   cmd->add_option("--metric", o.metric,
                   "Read per-iteration figures from the command's output: a regular expression with one capture "
                   "group, e.g. 'step ([0-9.]+) s', or json:FIELD for JSON lines (default: each launch's wall time)")

@@ -146,6 +146,34 @@ std::vector<OptionRow> option_table(const Fixture& f) {
   run_row("--starts", {empty, "0", "-1", not_number, "10001"}, "below 1, above 10000, not whole numbers", "10000",
           {"--workloads"});
   rows.back().base.insert(rows.back().base.end(), {"--workloads", "startup"});
+  // A user's command (`run -- COMMAND`): the command comes first here, as a
+  // positional, so the option under test can follow it.
+  const std::vector<std::string> command_base = {"run", "/bin/true", "--envs", "host", "--out", f.out.string(), "--dry-run"};
+  auto command_row = [&](const std::string& option, std::vector<std::string> refused, const std::string& range,
+                         const std::string& accepted, std::vector<std::string> extra = {}) {
+    OptionRow row{option, command_base, false, false, std::move(refused), range, accepted, 0, "", option};
+    row.base.insert(row.base.end(), extra.begin(), extra.end());
+    rows.push_back(std::move(row));
+  };
+  command_row("--name", {empty, "a/b"}, "empty, characters other than letters, digits, - _ .", "train");
+  command_row("--metric", {empty, "(a)(b)", "step [0-9]+", "step ([0-9"},
+              "empty, not exactly one capture group, not a regular expression", "step ([0-9.]+)");
+  command_row("--metric-unit", {empty}, "empty", "s/step", {"--metric", "step ([0-9.]+)"});
+  command_row("--pass-env", {empty, "DLCBENCH_SURELY_UNSET_VARIABLE"}, "empty, variables not set", "PATH");
+  command_row("--workdir", {empty, "/nonexistent-dlcbench-folder"}, "empty, folders that do not exist",
+              f.dir.path().string());
+  command_row("--data-mount", {empty, "relative/path"}, "empty, relative paths", "/mnt/data");
+  {
+    OptionRow row{"--higher-is-better", command_base, true, false, {"maybe"}, "values other than true and false", "", 0, "",
+                  "--higher-is-better"};
+    row.base.insert(row.base.end(), {"--metric", "([0-9.]+) img/s"});
+    rows.push_back(std::move(row));
+  }
+  {
+    OptionRow row{"command", {"run", "--envs", "host", "--out", f.out.string(), "--dry-run"}, false, true, {}, "none",
+                  "/bin/true", 0, "", "command"};
+    rows.push_back(std::move(row));
+  }
   run_row("--until-cv", {empty, "0", "-2%", not_number, "100%"}, "0 or below, 100% or above, not numbers", "0.5%");
   run_row("--max-runs", {empty, "0", "1", "-1", not_number, "100001"},
           "below 1, above 100000, not above --runs with --until-cv", "2");
