@@ -8,6 +8,7 @@
 
 #include "core/memory.h"
 #include "core/timer.h"
+#include "runtimes/environment.h"
 
 namespace dlcbench {
 namespace {
@@ -97,7 +98,8 @@ namespace {
 // dlcbench-probe, beside dlcbench or bound into a container as
 // /tmp/.dlcbench-probe (runtimes/environment.h).
 bool is_probe(const ProcessCpu& process) {
-  return process.name == "dlcbench-probe" || process.name == ".dlcbench-probe";
+  static const std::string in_container = std::filesystem::path(kContainerProbePath).filename().string();
+  return process.name == "dlcbench-probe" || process.name == in_container;
 }
 
 }  // namespace

@@ -22,11 +22,7 @@ void preflight_command(const Plan& plan, const CaseSpec& spec, std::vector<Sched
   int index = 0;
   for (auto& env : environments) {
     if (!env.unavailable.empty()) continue;
-    WorkerLaunch launch;
-    launch.program = WorkerLaunch::Program::command;
-    launch.data = plan.data;
-    launch.gpu = spec.device == "gpu";
-    launch.command = &spec.command;
+    const WorkerLaunch launch = command_launch_of(spec, plan.data);
     const std::string instance = fmt::format("dlcbench-{}-preflight-cmd-{}", options.run_id, index++);
     const LaunchCommand command = env.environment->command(launch, instance);
     nlohmann::json fingerprint, error;

@@ -166,11 +166,7 @@ LaunchOutcome run_user_command(const Plan& plan, const CaseSpec& spec, Scheduled
   out.instance = instance;
   out.what = "command";
   const CommandSpec& command = spec.command;
-  WorkerLaunch launch;
-  launch.program = WorkerLaunch::Program::command;
-  launch.data = plan.data;
-  launch.gpu = spec.device == "gpu";
-  launch.command = &command;
+  const WorkerLaunch launch = command_launch_of(spec, plan.data);
   const LaunchCommand argv = env.environment->command(launch, instance);
   const ProcessSpec process = argv.process(plan.case_timeout_seconds, options.cancel);
   std::optional<MetricReader> metric;

@@ -264,14 +264,14 @@ class CommandRun {
         char buffer[65536];
         const ssize_t n = read(p.fd, buffer, sizeof buffer);
         if (n <= 0) {
-          flush_line(p.fd, pending[p.fd], p.fd == err_fd, since_start, true);
+          flush_line(pending[p.fd], p.fd == err_fd, since_start, true);
           close(p.fd);
           pending.erase(p.fd);
           continue;
         }
         if (p.fd == err_fd) [[maybe_unused]] auto copied = write(STDERR_FILENO, buffer, static_cast<std::size_t>(n));
         pending[p.fd].append(buffer, static_cast<std::size_t>(n));
-        flush_line(p.fd, pending[p.fd], p.fd == err_fd, since_start, false);
+        flush_line(pending[p.fd], p.fd == err_fd, since_start, false);
       }
       if (!child_done && since_start.seconds() >= sample_at) {
         sample();
@@ -302,7 +302,7 @@ class CommandRun {
     }
   }
 
-  void flush_line(int fd, std::string& text, bool is_stderr, const Stopwatch& since_start, bool at_end) {
+  void flush_line(std::string& text, bool is_stderr, const Stopwatch& since_start, bool at_end) {
     std::size_t start = 0;
     for (auto nl = text.find('\n'); nl != std::string::npos; nl = text.find('\n', start)) {
       output(text.substr(start, nl - start), is_stderr, since_start);
@@ -313,7 +313,6 @@ class CommandRun {
       output(text, is_stderr, since_start);
       text.clear();
     }
-    (void)fd;
   }
 
   void output(std::string line, bool is_stderr, const Stopwatch& since_start) {

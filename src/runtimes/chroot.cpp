@@ -26,12 +26,7 @@ class ChrootEnvironment : public Environment {
       throw EnvironmentUnavailable(
           "chroot runs only a user's command (`dlcbench run --envs host,chroot:rootfs=DIR -- COMMAND`): leave it out "
           "of runs of dlcbench's own workloads");
-    if (options_.rootfs.empty())
-      throw EnvironmentUnavailable("chroot needs the image's root file system: give chroot:rootfs=DIR (e.g. the "
-                                   "folder `docker export` of your image was unpacked into)");
-    rootfs_ = fs::absolute(options_.rootfs);
-    if (!fs::is_directory(rootfs_))
-      throw EnvironmentUnavailable(fmt::format("chroot:rootfs={}: no such folder", options_.rootfs));
+    rootfs_ = command_rootfs("chroot", options_.rootfs);
     if (geteuid() != 0)
       throw EnvironmentUnavailable("chroot needs root (chroot(2) and the binds of /proc, /sys and /dev into the root "
                                    "file system): run dlcbench as root");

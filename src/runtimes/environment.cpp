@@ -36,6 +36,25 @@ std::filesystem::path probe_program_beside(const std::filesystem::path& self_exe
   return self_exe.parent_path() / "dlcbench-probe";
 }
 
+WorkerLaunch command_launch_of(const CaseSpec& spec, const std::string& data) {
+  WorkerLaunch launch;
+  launch.program = WorkerLaunch::Program::command;
+  launch.data = data;
+  launch.gpu = spec.device == "gpu";
+  launch.command = &spec.command;
+  return launch;
+}
+
+std::filesystem::path command_rootfs(const std::string& environment, const std::string& rootfs) {
+  if (rootfs.empty())
+    throw EnvironmentUnavailable(fmt::format("a command runs in the root file system you give: {}:rootfs=DIR (e.g. "
+                                             "the folder `docker export` of your image was unpacked into)",
+                                             environment));
+  if (!std::filesystem::is_directory(rootfs))
+    throw EnvironmentUnavailable(fmt::format("{}:rootfs={}: no such folder", environment, rootfs));
+  return std::filesystem::absolute(rootfs);
+}
+
 CommandPlacement place_command_in_container(const WorkerLaunch& launch) {
   CommandPlacement p;
   const CommandSpec& command = *launch.command;
@@ -55,10 +74,6 @@ std::vector<std::string> probe_arguments(const WorkerLaunch& launch, const std::
   std::vector<std::string> args;
   if (!workdir.empty()) args.insert(args.end(), {"--cwd", workdir});
   if (!data.empty()) args.insert(args.end(), {"--data", data});
-  if (launch.fingerprint_only) {
-    args.push_back("--fingerprint-only");
-    return args;
-  }
   args.push_back("--");
   const auto argv = command_argv_for(*launch.command, data, workdir);
   args.insert(args.end(), argv.begin(), argv.end());

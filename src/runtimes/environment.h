@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/case_spec.h"
 #include "core/command_spec.h"
 #include "core/process.h"
 #include "runtimes/image_builder.h"
@@ -53,9 +54,11 @@ struct WorkerLaunch {
   bool gpu = false;
   // Program::command: what to run, and where its data and working folder are.
   const CommandSpec* command = nullptr;
-  // Program::command: the probe prints its fingerprint and exits.
-  bool fingerprint_only = false;
 };
+
+// The launch of a user's command case (Program::command), for the preflight
+// and the measured rounds alike.
+WorkerLaunch command_launch_of(const CaseSpec& spec, const std::string& data);
 
 // Where a container sees dlcbench-probe (bound read-only over a file in the
 // container's /tmp, so nothing is written into the user's image or root
@@ -73,6 +76,10 @@ struct CommandPlacement {
   std::vector<CommandMount> mounts;
 };
 CommandPlacement place_command_in_container(const WorkerLaunch& launch);
+// The root file system a user's command runs in (rootfs= of runc, crun,
+// runsc and chroot), absolute. Throws EnvironmentUnavailable when none is
+// given or it is not a folder.
+std::filesystem::path command_rootfs(const std::string& environment, const std::string& rootfs);
 
 // The probe's arguments after the program: its working folder, the data
 // folder (for its file system in the fingerprint), "--", and the command

@@ -42,7 +42,7 @@ json oci_config(const OciBundleRequest& r) {
   else
     mounts.push_back(mount("/dev/shm", "tmpfs", "shm",
                            {"nosuid", "noexec", "nodev", "mode=1777", "size=" + std::to_string(shm)}));
-  if (!r.data.empty()) mounts.push_back(mount(r.data_mount, "bind", r.data, {"rbind", "ro", "nosuid", "nodev"}));
+  if (!r.data.empty()) mounts.push_back(mount("/data", "bind", r.data, {"rbind", "ro", "nosuid", "nodev"}));
   for (const auto& b : r.binds)
     mounts.push_back(mount(b.destination, "bind", b.source, {"rbind", b.read_only ? "ro" : "rw", "nosuid", "nodev"}));
   // scratch=tmpfs: writes meant for the container's own file system go to

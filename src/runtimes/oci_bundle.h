@@ -30,9 +30,8 @@ struct OciBind {
 struct OciBundleRequest {
   OciProcess process;
   std::filesystem::path rootfs;  // absolute; mounted read-only (unless io_target is rootfs)
-  std::string data;              // host folder mounted read-only at data_mount; empty: none
-  std::string data_mount = "/data";
-  std::vector<OciBind> binds;    // a user's command: the probe and the working folder
+  std::string data;              // host folder mounted read-only at /data; empty: none
+  std::vector<OciBind> binds;    // a user's command: the probe, its data and working folder
   // io-seq and io-lat: "rootfs" (the root is then writable), "tmpfs" (a
   // tmpfs at io_path) or a host folder (bind-mounted read-write at io_path).
   std::string io_target;

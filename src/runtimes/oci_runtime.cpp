@@ -54,13 +54,7 @@ class OciEnvironment : public Environment {
     fs::create_directories(state_);
     fs::create_directories(bundles_);
     if (context_.command_only) {
-      if (options_.rootfs.empty())
-        throw EnvironmentUnavailable(fmt::format("a command runs in the root file system you give: {}:rootfs=DIR "
-                                                 "(e.g. the folder `docker export` of your image was unpacked into)",
-                                                 name_));
-      rootfs_ = fs::absolute(options_.rootfs);
-      if (!fs::is_directory(rootfs_))
-        throw EnvironmentUnavailable(fmt::format("{}:rootfs={}: no such folder", name_, options_.rootfs));
+      rootfs_ = command_rootfs(name_, options_.rootfs);
     } else if (!options_.rootfs.empty()) {
       rootfs_ = fs::absolute(options_.rootfs);
       const char* needed = context_.noop_only ? kImageNoopPath : kImageBinaryPath;
@@ -221,11 +215,10 @@ class OciEnvironment : public Environment {
       request.binds.push_back({fs::absolute(probe_program_beside(context_.self_exe)).string(), kContainerProbePath, true});
       const CommandPlacement placed = place_command_in_container(launch);
       for (const auto& m : placed.mounts) request.binds.push_back({m.host, m.container, m.read_only});
-      const std::string &data = placed.data, &workdir = placed.workdir;
       request.process.args = {kContainerProbePath};
-      const auto args = probe_arguments(launch, data, workdir);
+      const auto args = probe_arguments(launch, placed.data, placed.workdir);
       request.process.args.insert(request.process.args.end(), args.begin(), args.end());
-      request.process.env = command_variables(launch, data, workdir);
+      request.process.env = command_variables(launch, placed.data, placed.workdir);
       return request;
     }
     request.process.args = {kImageBinaryPath};
