@@ -93,6 +93,7 @@ void add_run(EnvironmentStats& es, const CollectedRun& run) {
   es.run_values.push_back(run.value);
   es.run_rounds.push_back(run.round);
   if (run.counters) es.run_counters.push_back(*run.counters);
+  if (run.samples->startup_seconds) es.startup_seconds.push_back(*run.samples->startup_seconds);
   es.batch_seconds.insert(es.batch_seconds.end(), run.samples->measured.begin(), run.samples->measured.end());
   if (!es.first_loss && !run.samples->losses.empty()) {
     es.first_loss = run.samples->losses.front();
@@ -180,6 +181,7 @@ void summarize_environments(CaseAnalysis& ca, std::vector<std::string>& notes) {
     es.runs = summarize(es.run_values);
     es.batches = summarize(es.batch_seconds);
     es.warmup = summarize(es.warmup_seconds);
+    es.startup = summarize(es.startup_seconds);
     es.outlier_runs = outlier_indices(es.run_values);
     es.outliers_assessed = es.run_values.size() >= kMinOutlierSample;
     es.p99_seconds = percentile(es.batch_seconds, 0.99);
@@ -200,7 +202,10 @@ void summarize_environments(CaseAnalysis& ca, std::vector<std::string>& notes) {
 std::vector<Mismatch> comparison_mismatches(const CaseAnalysis& ca, const EnvironmentStats& base,
                                             const EnvironmentStats& es, const std::vector<std::string>& requested) {
   std::vector<Mismatch> mismatches;
-  if (base.fingerprint && es.fingerprint) mismatches = compare_fingerprints(*base.fingerprint, *es.fingerprint, requested);
+  // A user's image differs from the host by design: every difference is a possible cause.
+  if (base.fingerprint && es.fingerprint)
+    mismatches = ca.command ? compare_command_fingerprints(*base.fingerprint, *es.fingerprint, requested)
+                            : compare_fingerprints(*base.fingerprint, *es.fingerprint, requested);
   const std::string drift_fix = "something changed the environment during the run (an upgrade, another "
                                 "process pinning CPUs); run again on a quiet machine";
   // Seconds per operation compare only for the same operation.
@@ -265,7 +270,11 @@ void compare_with_baseline(CaseAnalysis& ca, Analysis& a, const RequestedFields&
       else o.compared = false, a.comparable = false;
     }
     if (!es.run_counters.empty() || !base->run_counters.empty())
+    {
       ca.explanations.push_back(explain_overhead(o, es.run_counters, base->run_counters, compute_threads(es), affinity_cpus(es)));
+      if (auto ranked = rank_likely_causes(o.mismatches, ca.explanations.back()); !ranked.empty())
+        ca.likely_causes[o.env] = std::move(ranked);
+    }
     ca.overheads.push_back(std::move(o));
   }
 }

@@ -14,6 +14,7 @@
 #include "analysis/comparability.h"
 #include "analysis/disturbance.h"
 #include "analysis/explanation.h"
+#include "analysis/likely_causes.h"
 #include "analysis/overhead.h"
 #include "analysis/run_records.h"
 #include "core/case_spec.h"
@@ -72,6 +73,11 @@ struct EnvironmentStats {
   std::optional<double> estimated_limit;  // in the figure's unit (run_records.h)
   // The counters of each successful launch that recorded its accounting.
   std::vector<LaunchCounters> run_counters;
+  // A user's command with --metric: each successful launch's start-up, from
+  // its start to the end of its last warm-up iteration, reported apart from
+  // the iterations.
+  std::vector<double> startup_seconds;
+  Summary startup;
 };
 
 struct CaseAnalysis {
@@ -108,6 +114,9 @@ struct CaseAnalysis {
   // Per overhead whose environments recorded counters: the counters against
   // the baseline's and, for a significant overhead, its causes.
   std::vector<Explanation> explanations;
+  // Per environment whose overhead is explained: its differences from the
+  // baseline that are possible causes, likeliest first.
+  std::map<std::string, std::vector<LikelyCause>> likely_causes;
   // `dlcbench explain`: each ablated feature's share of the overhead.
   std::optional<CaseAblation> ablation;
   const Explanation* explanation_of(const std::string& env) const {

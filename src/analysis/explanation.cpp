@@ -26,6 +26,8 @@ struct CounterSource {
 constexpr CounterSource kSources[] = {
     {Counter::wall_ms, "wall time", "ms", "wall_ms", "", "", 1, ""},
     {Counter::cpu_ms, "CPU time (user + system)", "ms", "cpu_ms", "", "", 1, ""},
+    {Counter::busy_cpus, "busy CPUs (CPU time / wall time)", "", "busy_cpus", "", "", 1, ""},
+    {Counter::threads_at_work, "threads at work (by CPU time)", "", "threads_at_work", "", "", 1, ""},
     {Counter::user_ms, "user CPU", "ms", "user_ms", "process", "user_seconds", 1e3, ""},
     {Counter::system_ms, "system CPU", "ms", "system_ms", "process", "system_seconds", 1e3, ""},
     {Counter::run_queue_wait_ms, "run-queue wait (all threads)", "ms", "run_queue_wait_ms", "process",
@@ -97,7 +99,19 @@ std::vector<double> cause_values(const std::vector<LaunchCounters>& launches, Ca
       const auto it = l.values.find(c);
       return it == l.values.end() ? std::nullopt : std::optional<double>(it->second);
     };
+    // A thread's waiting in wall time per batch, throttling included (the
+    // run-queue wait and throttled causes together).
+    auto waiting = [&] {
+      if (auto v = get(Counter::run_queue_wait_ms)) return *v / threads;
+      return get(Counter::throttled_ms).value_or(0) / runqueues;
+    };
     switch (cause) {
+      case Cause::fewer_busy_cpus:
+        // The wall time that neither the CPU work at the baseline's
+        // parallelism nor the waiting accounts for: time its CPUs were idle.
+        if (auto cpu = get(Counter::cpu_ms); cpu && get(Counter::wall_ms))
+          out.push_back(*get(Counter::wall_ms) - *cpu / busy_threads - waiting());
+        break;
       case Cause::more_user_cpu:
         if (auto v = get(Counter::user_ms)) out.push_back(*v / busy_threads);
         break;
@@ -167,6 +181,14 @@ std::string cause_words(const CauseShare& c, const Explanation& e) {
       return "more waiting for a CPU (run queue)";
     case Cause::helpers_cpu:
       return "the runtime's helper processes' CPU (read from outside)";
+    case Cause::fewer_busy_cpus: {
+      const CounterComparison* busy = counter(Counter::busy_cpus);
+      const CounterComparison* threads = counter(Counter::threads_at_work);
+      if (!busy || !threads) return "fewer CPUs kept busy";
+      return fmt::format("fewer CPUs kept busy ({:.2f} against {:.2f}; threads at work {:.1f} against {:.1f}; no "
+                         "more waiting for a CPU)",
+                         busy->mean, busy->baseline_mean, threads->mean, threads->baseline_mean);
+    }
   }
   return "";
 }
@@ -185,6 +207,20 @@ const char* cause_key(Cause c) {
     case Cause::throttled: return "throttled";
     case Cause::run_queue_wait: return "run_queue_wait";
     case Cause::helpers_cpu: return "helpers_cpu";
+    case Cause::fewer_busy_cpus: return "fewer_busy_cpus";
+  }
+  return "";
+}
+
+const char* cause_name(Cause c) {
+  switch (c) {
+    case Cause::more_user_cpu: return "more user CPU";
+    case Cause::more_system_cpu: return "more system CPU";
+    case Cause::more_cpu: return "more CPU time";
+    case Cause::throttled: return "CPU quota throttling";
+    case Cause::run_queue_wait: return "more waiting for a CPU";
+    case Cause::helpers_cpu: return "the runtime's helpers' CPU";
+    case Cause::fewer_busy_cpus: return "fewer CPUs kept busy";
   }
   return "";
 }
@@ -226,6 +262,20 @@ LaunchCounters read_launch_counters(const json& accounting, double wall_seconds)
         l.unavailable.erase(Counter::cpu_ms);
       }
   }
+  // Over the phase's own wall time where the record has it: a command's
+  // iterations, as its output times them, leave out what it does between
+  // them, which its CPU time counts.
+  const auto wall_start = json_fields::number_field(accounting, "wall_start", where),
+             wall_end = json_fields::number_field(accounting, "wall_end", where);
+  const double phase_ms = wall_start && wall_end && *wall_end > *wall_start
+                              ? (*wall_end - *wall_start) * 1e3 / batches
+                              : wall_seconds * 1e3;
+  if (const auto cpu = l.values.find(Counter::cpu_ms); cpu != l.values.end() && phase_ms > 0)
+    l.values[Counter::busy_cpus] = cpu->second / phase_ms;
+  // A count over the phase, not per batch; read with the threads' waits.
+  if (accounting.contains("process") && accounting.at("process").is_object())
+    if (const auto v = json_fields::number_field(accounting.at("process"), "threads_at_work", where + "process."))
+      l.values[Counter::threads_at_work] = *v;
   if (accounting.contains("cgroup") && accounting.at("cgroup").is_object()) {
     const json& cgroup = accounting.at("cgroup");
     const auto periods = json_fields::number_field(cgroup, "periods", where + "cgroup.");
@@ -278,12 +328,19 @@ Explanation explain_overhead(const Overhead& overhead, const std::vector<LaunchC
   }
   // Busy threads: how many CPUs' worth the baseline keeps busy. More CPU
   // work per batch costs wall time at that parallelism.
-  e.busy_threads = std::max(0.05, mean(cpu_b) / mean(wall_b));
+  const auto busy_b = values_of(baseline, Counter::busy_cpus);
+  e.busy_threads = std::max(0.05, busy_b.size() == cpu_b.size() ? mean(busy_b) : mean(cpu_b) / mean(wall_b));
   e.compute_threads = compute_threads > 0 ? compute_threads : std::max(1, static_cast<int>(std::lround(e.busy_threads)));
   const auto percent = values_of(subject, Counter::throttled_percent);
   if (!percent.empty()) e.throttled_percent = mean(percent);
 
   const double extra = e.extra_ms.difference;
+  // Idle CPUs are what the other causes leave over: claimed only where the
+  // threads at work, counted apart from the times, fell too.
+  const auto threads_s = values_of(subject, Counter::threads_at_work),
+             threads_b = values_of(baseline, Counter::threads_at_work);
+  const bool fewer_threads_at_work = threads_s.size() >= 2 && threads_b.size() >= 2 &&
+                                     difference_of_means(threads_s, threads_b).ci95_high < 0;
   for (Cause cause : kCauses) {
     const int runqueues = cpus > 0 ? std::min(e.compute_threads, cpus) : e.compute_threads;
     const auto s = cause_values(subject, cause, e.busy_threads, e.compute_threads, runqueues);
@@ -296,6 +353,7 @@ Explanation explain_overhead(const Overhead& overhead, const std::vector<LaunchC
     // Claimed only where the change itself is significant and large enough
     // to matter against the overhead: never for noise.
     share.claimed = std::isfinite(share.ms.ci95_low) && share.ms.ci95_low > 0 && share.share >= 0.05;
+    if (cause == Cause::fewer_busy_cpus) share.claimed = share.claimed && fewer_threads_at_work;
     if (share.claimed) e.explained_ms += share.ms.difference;
     e.causes.push_back(share);
   }

@@ -32,6 +32,8 @@ namespace dlcbench {
 enum class Counter {
   wall_ms,               // from the samples: the run's mean time per batch
   cpu_ms,                // user + system
+  busy_cpus,             // CPU time over wall time: how many CPUs the work kept busy at once
+  threads_at_work,       // how many threads its CPU time was spread over (core/accounting.h)
   user_ms,
   system_ms,
   run_queue_wait_ms,     // summed over the process's threads
@@ -51,7 +53,7 @@ enum class Counter {
   steal_ms,
 };
 inline constexpr Counter kCounters[] = {
-    Counter::wall_ms,           Counter::cpu_ms,          Counter::user_ms,
+    Counter::wall_ms,           Counter::cpu_ms,          Counter::busy_cpus,       Counter::threads_at_work, Counter::user_ms,
     Counter::system_ms,         Counter::run_queue_wait_ms, Counter::throttled_ms,
     Counter::throttled_percent, Counter::minor_faults,    Counter::major_faults,
     Counter::voluntary_switches, Counter::involuntary_switches, Counter::perf_page_faults,
@@ -95,10 +97,17 @@ enum class Cause {
   throttled,         // the cgroup's CPU quota stopped every thread
   run_queue_wait,    // runnable threads waited for a CPU, beyond throttling
   helpers_cpu,       // the runtime's own processes computed beside the worker
+  // Fewer CPUs kept busy, with no more waiting for one: the work itself ran
+  // on fewer threads (a thread setting, fewer CPUs it may use). Its time is
+  // what the others leave of the overhead, claimed only where the threads
+  // at work, a count measured apart from the times, fell significantly.
+  fewer_busy_cpus,
 };
 inline constexpr Cause kCauses[] = {Cause::more_user_cpu, Cause::more_system_cpu, Cause::more_cpu, Cause::throttled,
-                                    Cause::run_queue_wait, Cause::helpers_cpu};
+                                    Cause::run_queue_wait, Cause::helpers_cpu, Cause::fewer_busy_cpus};
 const char* cause_key(Cause c);
+// "more user CPU", "fewer CPUs kept busy", ...: a cause in words.
+const char* cause_name(Cause c);
 
 struct CauseShare {
   Cause cause = Cause::more_user_cpu;

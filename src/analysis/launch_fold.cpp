@@ -82,6 +82,8 @@ void fold_case_record(Analysis& a, FoldedLaunches& f, EnvironmentStats& es, cons
     }
   } else if (r.type == "accounting") {
     f.unfinished[key].accounting = record;
+  } else if (r.type == "command_startup") {
+    f.unfinished[key].startup_seconds = r.seconds;
   } else if (r.type == "launch") {
     finish_launch(a, f, key, r, line);
   }

@@ -23,6 +23,9 @@ struct LaunchSamples {
   std::vector<double> measured, warmups, losses;
   // The launch's "accounting" record (core/accounting.h), when it wrote one.
   std::optional<nlohmann::json> accounting;
+  // A user's command with --metric: seconds from its start to the line that
+  // ended its last warm-up iteration (dlcbench-probe's start-up phase).
+  std::optional<double> startup_seconds;
 };
 
 struct FinishedLaunch {

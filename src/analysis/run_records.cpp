@@ -124,10 +124,19 @@ ResultRecord read_result_record(const json& r) {
     for (auto [key, out] : {std::pair{"work", &rec.work}, std::pair{"loss", &rec.loss}})
       if (const auto it = r.find(key); it != r.end() && it->is_number() && std::isfinite(it->get<double>()))
         *out = it->get<double>();
+  } else if (rec.type == "command_startup") {
+    const auto seconds = number_field(r, "seconds", where);
+    if (!seconds || *seconds < 0)
+      throw DataError(seconds ? fmt::format("a command's start-up seconds is {}, which is negative", *seconds)
+                              : "a command's start-up has no seconds");
+    rec.seconds = *seconds;
   } else if (rec.type == "launch") {
     rec.ok = bool_field(r, "ok", false, where);
     rec.cause = string_field(r, "cause", "failed", where);
   } else if (rec.type == "fingerprint") {
+    // dlcbench-probe's knows no data set: a command reads what it reads.
+    if (const auto probe = r.find("probe"); probe != r.end() && probe->is_boolean() && probe->get<bool>())
+      rec.dataset = "";
     if (const json* name = nested(r, "dataset", "name"); name && name->is_string()) rec.dataset = name->get<std::string>();
     if (const json* c = nested(r, "container", "in_container"); c && c->is_boolean()) rec.in_container = c->get<bool>();
     if (const json* fs = nested(r, "micro", "fs_type"); fs && fs->is_string()) rec.fs_type = fs->get<std::string>();

@@ -63,7 +63,7 @@ struct ResultRecord {
   int round = 0;
   std::string reason;                    // environment_unavailable / environment_dropped
   // sample
-  double seconds = 0;                    // finite, not negative
+  double seconds = 0;                    // finite, not negative (also a command_startup's)
   std::string phase;                     // "warmup" or the measured phase
   std::optional<double> work, loss;
   // launch

@@ -115,11 +115,43 @@ std::optional<CgroupThrottling> parse_cpu_stat(std::string_view text) {
   return t;
 }
 
-std::optional<double> parse_schedstat_wait(std::string_view text) {
+std::optional<ThreadTimes> parse_schedstat(std::string_view text) {
   std::istringstream in{std::string(text)};
   std::uint64_t cpu_ns = 0, wait_ns = 0;
   if (!(in >> cpu_ns >> wait_ns)) return std::nullopt;
-  return static_cast<double>(wait_ns) * 1e-9;
+  return ThreadTimes{static_cast<double>(cpu_ns) * 1e-9, static_cast<double>(wait_ns) * 1e-9};
+}
+
+double threads_at_work(const std::vector<double>& cpu_seconds_per_thread) {
+  double sum = 0, squares = 0;
+  for (double t : cpu_seconds_per_thread) {
+    sum += t;
+    squares += t * t;
+  }
+  return squares > 0 ? sum * sum / squares : 0;
+}
+
+ThreadPhase thread_phase(const std::map<std::string, ThreadTimes>& begin,
+                         const std::map<std::string, ThreadTimes>& end) {
+  ThreadPhase p;
+  std::vector<double> cpu;
+  for (const auto& [tid, after] : end) {
+    const auto before = begin.find(tid);
+    const ThreadTimes from = before == begin.end() ? ThreadTimes{} : before->second;
+    p.wait_seconds += after.wait_seconds - from.wait_seconds;
+    cpu.push_back(std::max(0.0, after.cpu_seconds - from.cpu_seconds));
+  }
+  for (const auto& [tid, before] : begin) p.ended_uncounted += !end.count(tid);
+  p.threads = end.size();
+  p.threads_at_work = threads_at_work(cpu);
+  return p;
+}
+
+void add_thread_phase(nlohmann::json& process, const ThreadPhase& phase) {
+  process["run_queue_wait_seconds"] = phase.wait_seconds;
+  process["threads"] = phase.threads;
+  process["threads_ended_uncounted"] = phase.ended_uncounted;
+  process["threads_at_work"] = phase.threads_at_work;
 }
 
 // ---- Snapshots --------------------------------------------------------------
@@ -127,7 +159,7 @@ std::optional<double> parse_schedstat_wait(std::string_view text) {
 struct PhaseAccounting::Snapshot {
   double wall = 0;  // seconds since the epoch
   rusage usage{};
-  std::map<std::string, double> run_wait;  // per thread id, seconds
+  std::map<std::string, ThreadTimes> run_wait;  // per thread id
   std::string run_wait_unavailable;
   std::optional<MachineCpuTicks> machine;
   std::map<std::string, PressureTotals> pressure;
@@ -143,8 +175,8 @@ struct PhaseAccounting::Snapshot {
     std::error_code error;
     if (scope == AccountingScope::self)
       for (const auto& task : fs::directory_iterator("/proc/self/task", error)) {
-        const auto wait = parse_schedstat_wait(read_small_file(task.path() / "schedstat"));
-        if (wait) s.run_wait[task.path().filename().string()] = *wait;
+        const auto times = parse_schedstat(read_small_file(task.path() / "schedstat"));
+        if (times) s.run_wait[task.path().filename().string()] = *times;
       }
     if (scope == AccountingScope::children)
       s.run_wait_unavailable = "the command's threads are gone when it ends: dlcbench-probe reads their run-queue "
@@ -350,6 +382,27 @@ void PhaseAccounting::start() {
 
 namespace {
 
+// The perf counters' names in a record, as PerfCounters reads them.
+constexpr const char* kPerfEventNames[] = {"page_faults", "context_switches", "cpu_migrations", "cycles",
+                                           "instructions"};
+constexpr const char* kSplitPerfReason =
+    "a command's processes inherit the perf counters, which add a process's counts only when it ends: its "
+    "iterations cannot be told from its start-up (counted only for a command without --metric)";
+
+timeval plus_seconds(timeval t, double seconds) {
+  const double total = seconds_of(t) + seconds;
+  t.tv_sec = static_cast<time_t>(total);
+  t.tv_usec = static_cast<suseconds_t>((total - static_cast<double>(t.tv_sec)) * 1e6);
+  return t;
+}
+
+void add_live_usage(rusage& usage, const LiveUsage& live) {
+  usage.ru_utime = plus_seconds(usage.ru_utime, live.user_seconds);
+  usage.ru_stime = plus_seconds(usage.ru_stime, live.system_seconds);
+  usage.ru_minflt += static_cast<long>(live.minor_faults);
+  usage.ru_majflt += static_cast<long>(live.major_faults);
+}
+
 json process_deltas(const rusage& a, const rusage& b) {
   return {{"user_seconds", seconds_of(b.ru_utime) - seconds_of(a.ru_utime)},
           {"system_seconds", seconds_of(b.ru_stime) - seconds_of(a.ru_stime)},
@@ -363,29 +416,76 @@ json process_deltas(const rusage& a, const rusage& b) {
 
 nlohmann::json PhaseAccounting::finish(int batches) {
   Stopwatch own;
-  const Snapshot end = Snapshot::take(cpu_stat_, scope_);
-  const Snapshot& begin = *begin_;
-  json record = {{"type", "accounting"}, {"phase", "measured"}, {"batches", batches},
+  const Snapshot now = Snapshot::take(cpu_stat_, scope_);
+  const Snapshot& end = last_mark_ ? *last_mark_ : now;
+  json record = record_between(*begin_, end, batches, "measured");
+  if (last_mark_) {
+    // What the command did after its last iteration (an interpreter's
+    // teardown): not the iterations', but its own, not another process's.
+    const json tail = process_deltas(last_mark_->usage, now.usage);
+    record["after_last_mark"] = {
+        {"seconds", now.wall - last_mark_->wall},
+        {"cpu_seconds", tail["user_seconds"].get<double>() + tail["system_seconds"].get<double>()}};
+  }
+  json& unavailable = record["unavailable"];
+  if (split_) {
+    for (const auto& e : kPerfEventNames)
+      unavailable[fmt::format("perf.{}", e)] = kSplitPerfReason;
+  } else {
+    json perf = json::object();
+    perf_->read_into(perf, unavailable);
+    record["perf"] = perf;
+  }
+  // Its calls at the ends of the phase (outside every timed batch), and
+  // opening the counters when the worker started.
+  record["accounting_seconds"] = own_seconds_ + own.seconds();
+  record["accounting_open_seconds"] = open_seconds_;
+  return record;
+}
+
+nlohmann::json PhaseAccounting::split(const LiveUsage& live) {
+  Stopwatch own;
+  Snapshot now = Snapshot::take(cpu_stat_, scope_);
+  add_live_usage(now.usage, live);
+  json record = record_between(*begin_, now, 0, "startup");
+  for (const auto& e : kPerfEventNames) record["unavailable"][fmt::format("perf.{}", e)] = kSplitPerfReason;
+  *begin_ = std::move(now);
+  split_ = true;
+  record["accounting_seconds"] = own.seconds();
+  own_seconds_ = 0;
+  return record;
+}
+
+void PhaseAccounting::mark(const LiveUsage& live) {
+  Stopwatch own;
+  auto now = std::make_unique<Snapshot>(Snapshot::take(cpu_stat_, scope_));
+  add_live_usage(now->usage, live);
+  last_mark_ = std::move(now);
+  own_seconds_ += own.seconds();
+}
+
+nlohmann::json PhaseAccounting::record_between(const Snapshot& begin, const Snapshot& end, int batches,
+                                               const char* phase) const {
+  json record = {{"type", "accounting"}, {"phase", phase}, {"batches", batches},
                  {"wall_start", begin.wall}, {"wall_end", end.wall}};
   json unavailable = json::object();
 
   json process = process_deltas(begin.usage, end.usage);
+  if (split_ || std::string_view(phase) == "startup") {
+    // One end was read while the command ran: /proc has no switch counts
+    // for a process's ended threads.
+    for (const char* counter : {"voluntary_switches", "involuntary_switches"}) {
+      process.erase(counter);
+      unavailable[fmt::format("process.{}", counter)] =
+          "a running command's context switches cannot be read from outside it: counted only for a command "
+          "without --metric (its whole launch)";
+    }
+  }
   if (!end.run_wait_unavailable.empty()) {
     unavailable["process.run_queue_wait_seconds"] = end.run_wait_unavailable;
   } else {
-    // Threads that ended during the phase took their wait with them: counted apart.
-    double wait = 0;
-    std::size_t gone = 0;
-    for (const auto& [tid, before] : begin.run_wait) {
-      const auto after = end.run_wait.find(tid);
-      if (after == end.run_wait.end()) ++gone;
-      else wait += after->second - before;
-    }
-    for (const auto& [tid, after] : end.run_wait)
-      if (!begin.run_wait.count(tid)) wait += after;  // started during the phase
-    process["run_queue_wait_seconds"] = wait;
-    process["threads"] = end.run_wait.size();
-    process["threads_ended_uncounted"] = gone;
+    // Threads that ended during the phase took their times with them: counted apart.
+    add_thread_phase(process, thread_phase(begin.run_wait, end.run_wait));
   }
   if (gvisor_) {
     // Its user and system seconds are the sandbox kernel's accounting of
@@ -452,15 +552,7 @@ nlohmann::json PhaseAccounting::finish(int batches) {
     unavailable["cgroup"] = end.throttling_unavailable.empty() ? begin.throttling_unavailable : end.throttling_unavailable;
   }
 
-  json perf = json::object();
-  perf_->read_into(perf, unavailable);
-  record["perf"] = perf;
   record["unavailable"] = unavailable;
-  // Its calls at the ends of the phase (outside every timed batch), and
-  // opening the counters when the worker started.
-  record["accounting_seconds"] = own_seconds_ + own.seconds();
-  record["accounting_open_seconds"] = open_seconds_;
-
   return record;
 }
 

@@ -13,6 +13,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -48,9 +49,35 @@ struct CgroupThrottling {
 };
 std::optional<CgroupThrottling> parse_cpu_stat(std::string_view text);
 
-// /proc/<pid>/task/<tid>/schedstat: "cpu_ns run_delay_ns timeslices"; the
-// run delay (time spent runnable, waiting on a run queue) in seconds.
-std::optional<double> parse_schedstat_wait(std::string_view text);
+// /proc/<pid>/task/<tid>/schedstat: "cpu_ns run_delay_ns timeslices": the
+// thread's CPU time and its run delay (time spent runnable, waiting on a
+// run queue), in seconds.
+struct ThreadTimes {
+  double cpu_seconds = 0;
+  double wait_seconds = 0;
+};
+std::optional<ThreadTimes> parse_schedstat(std::string_view text);
+
+// How many threads the CPU time was spread over: (sum t)^2 / sum t^2 (the
+// inverse Simpson index), so n threads with equal shares count n and a
+// thread with a sliver of the time counts for its sliver. 0 when none
+// used any CPU.
+double threads_at_work(const std::vector<double>& cpu_seconds_per_thread);
+
+// The threads over a phase, from readings per thread at its start and its
+// end: a thread read only at the end started during the phase and counts
+// whole; one read only at the start ended and is not counted (its last
+// times are gone with it).
+struct ThreadPhase {
+  double wait_seconds = 0;
+  double threads_at_work = 0;
+  std::size_t threads = 0;          // read at the end
+  std::size_t ended_uncounted = 0;  // read at the start only
+};
+ThreadPhase thread_phase(const std::map<std::string, ThreadTimes>& begin,
+                         const std::map<std::string, ThreadTimes>& end);
+// Writes a phase's threads into an accounting record's "process" object.
+void add_thread_phase(nlohmann::json& process, const ThreadPhase& phase);
 
 // Whether /proc/version is gVisor's: its user-space kernel reports a fixed
 // "Linux version 4.4.0 #1 SMP Sun Jan 10 15:06:54 PST 2016". Its getrusage
@@ -66,6 +93,16 @@ bool is_gvisor_kernel(std::string_view proc_version);
 // are inherited by the whole tree).
 enum class AccountingScope { self, children };
 
+// What processes still running have used so far, read from /proc/PID/stat
+// (each one's own use and that of the children it has waited for): what
+// getrusage(RUSAGE_CHILDREN) cannot see until they end.
+struct LiveUsage {
+  double user_seconds = 0;
+  double system_seconds = 0;
+  double minor_faults = 0;
+  double major_faults = 0;
+};
+
 class PhaseAccounting {
  public:
   // Opens the perf counters: before the process starts any thread (they are
@@ -79,12 +116,27 @@ class PhaseAccounting {
   void start();
   // Right after the last one: the "accounting" record of the launch.
   nlohmann::json finish(int batches);
+  // dlcbench-probe, when a command prints its first measured iteration:
+  // the record of its start-up so far ("phase": "startup"), and the
+  // measured phase starts again from now. `live` is what the command's
+  // running processes used so far. Their context switches and the perf
+  // counters they inherit cannot be read before they end, so both records
+  // list those as unavailable.
+  nlohmann::json split(const LiveUsage& live);
+  // dlcbench-probe, at each iteration after split(): the phase ends at the
+  // last mark, so a command's exit (an interpreter's teardown) is not
+  // spread over its iterations; finish() records that tail's wall and CPU
+  // time apart ("after_last_mark").
+  void mark(const LiveUsage& live);
 
  private:
   struct Snapshot;
   class PerfCounters;
   std::unique_ptr<Snapshot> begin_;
   std::unique_ptr<PerfCounters> perf_;
+  nlohmann::json record_between(const Snapshot& begin, const Snapshot& end, int batches, const char* phase) const;
+  bool split_ = false;  // the measured phase began while the command ran
+  std::unique_ptr<Snapshot> last_mark_;
   double own_seconds_ = 0;   // the accounting's own calls at the start of the phase
   double open_seconds_ = 0;  // opening the counters
   std::optional<std::filesystem::path> cpu_stat_;  // this process's cgroup's cpu.stat

@@ -106,6 +106,11 @@ bool is_probe(const ProcessCpu& process) {
 
 bool runs_worker_code(const ProcessCpu& process, const std::map<pid_t, ProcessCpu>& all) {
   if (process.name == "dlcbench" || is_probe(process)) return true;
+  // A user's command and whatever it starts: the probe's descendants.
+  std::set<pid_t> ancestors;
+  for (auto it = all.find(process.ppid); it != all.end() && ancestors.insert(it->first).second;
+       it = all.find(it->second.ppid))
+    if (is_probe(it->second)) return true;
   if (process.name != "exe") return false;
   // gVisor's ptrace stubs: forked by the sandbox, then from one another,
   // each with the application's address space (so no command line of
@@ -154,7 +159,7 @@ void OutsideAccounting::start() {
   read_seconds_ = clock.seconds();
 }
 
-nlohmann::json OutsideAccounting::finish() const {
+nlohmann::json OutsideAccounting::finish(std::optional<double> worker_cpu_inside) const {
   Stopwatch clock;
   nlohmann::json out = nlohmann::json::object();
   if (!started_) {
@@ -172,6 +177,7 @@ nlohmann::json OutsideAccounting::finish() const {
   double total = 0, worker = 0;
   for (pid_t pid : env) {
     const ProcessCpu& p = now.at(pid);
+    if (worker_cpu_inside && runs_worker_code(p, now)) continue;  // counted inside
     const auto before = begin_.find(pid);
     // A process started during the phase used all its CPU time in it.
     double used = before == begin_.end() ? p.cpu_seconds : p.cpu_seconds - before->second.cpu_seconds;
@@ -182,9 +188,14 @@ nlohmann::json OutsideAccounting::finish() const {
     total += used;
     if (runs_worker_code(p, now)) worker += used;
   }
+  if (worker_cpu_inside) {
+    by_name["(worker, counted inside)"] = *worker_cpu_inside;
+    worker = *worker_cpu_inside;
+    total += worker;
+  }
   std::size_t ended = 0;
   for (const auto& [pid, p] : begin_)
-    if (!now.count(pid) || !env.count(pid)) ++ended;
+    if ((!now.count(pid) || !env.count(pid)) && !(worker_cpu_inside && runs_worker_code(p, begin_))) ++ended;
   out["environment_cpu_seconds"] = total;
   out["worker_cpu_seconds"] = worker;
   out["helpers_cpu_seconds"] = total - worker;

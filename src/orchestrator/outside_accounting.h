@@ -56,7 +56,8 @@ std::set<pid_t> environment_processes(const std::vector<ProcessCpu>& processes, 
                                       const std::string& environment);
 
 // Of those, the ones that run the worker's own code: the dlcbench worker,
-// or under gVisor's ptrace platform the stub processes the sandbox runs the
+// dlcbench-probe and the user's command it runs (its descendants), or under
+// gVisor's ptrace platform the stub processes the sandbox runs the
 // application in (its descendants named "exe"). The rest are helpers.
 bool runs_worker_code(const ProcessCpu& process, const std::map<pid_t, ProcessCpu>& all);
 
@@ -71,7 +72,11 @@ class OutsideAccounting {
   // time, the orchestrator's own, and what is left, the CPU time of
   // processes that are neither the environment's nor dlcbench's (what
   // analysis/disturbance.h judges a launch by).
-  nlohmann::json finish() const;
+  // `worker_cpu_inside`: the worker's CPU time over the phase as it counted
+  // it itself. dlcbench-probe counts its command's whole tree, which may
+  // have ended, and the probe with it, before this reads /proc: then the
+  // processes that run worker code are not read here, and this is their time.
+  nlohmann::json finish(std::optional<double> worker_cpu_inside = std::nullopt) const;
   bool started() const { return started_; }
 
  private:

@@ -158,6 +158,25 @@ std::string where_command_ran(const Environment& environment) {
 // reads from the output is a sample, the first spec.warmup warm-up. A rate
 // (higher is better) is kept as its inverse, seconds per unit, so the
 // statistics read as for every other workload (above 1 is slower).
+// The CPU time dlcbench-probe counted for its command's tree over a phase,
+// and its own: the command, and the probe with it, may be gone before the
+// orchestrator reads /proc. None under gVisor, whose getrusage is its own
+// kernel's.
+std::optional<double> command_cpu_inside(const nlohmann::json& accounting) {
+  if (accounting.contains("sandbox_kernel") || !accounting.contains("process")) return std::nullopt;
+  const auto& process = accounting.at("process");
+  const auto user = process.find("user_seconds"), system = process.find("system_seconds");
+  if (user == process.end() || system == process.end() || !user->is_number() || !system->is_number())
+    return std::nullopt;
+  // The probe's own reading of the tree is the environment's, like a worker's accounting.
+  double cpu = user->get<double>() + system->get<double>() + accounting.value("probe_cpu_seconds", 0.0);
+  // The outside reading ends when the record arrives, after the command's
+  // exit: its CPU time after its last iteration is its own too.
+  if (const auto tail = accounting.find("after_last_mark"); tail != accounting.end() && tail->is_object())
+    cpu += tail->value("cpu_seconds", 0.0);
+  return cpu;
+}
+
 LaunchOutcome run_user_command(const Plan& plan, const CaseSpec& spec, ScheduledEnvironment& env,
                                const std::string& instance, int round, ResultsWriter& results,
                                const ScheduleOptions& options) {
@@ -174,7 +193,8 @@ LaunchOutcome run_user_command(const Plan& plan, const CaseSpec& spec, Scheduled
   OutsideAccounting outside(env.environment->name());
   std::vector<std::string> first_lines;
   int lines = 0, iterations = 0;
-  nlohmann::json command_seconds, first_iteration_at, libraries_count;
+  std::optional<int> iterations_at_startup;
+  nlohmann::json command_seconds, first_iteration_at, libraries_count, fingerprint;
   Stopwatch clock;
   out.result = run_process(process, [&](std::string_view line) {
     auto record = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
@@ -213,18 +233,41 @@ LaunchOutcome run_user_command(const Plan& plan, const CaseSpec& spec, Scheduled
       return;
     }
     if (type == "phase") outside.start();
+    if (type == "accounting" && record.value("phase", "") == "startup") {
+      // The command's start-up, up to the line that ended its last warm-up
+      // iteration: kept apart, and the measured phase counts from here.
+      record["outside"] = outside.finish(command_cpu_inside(record));
+      outside.start();
+      iterations_at_startup = iterations;
+      results.append(tag({{"type", "command_startup"},
+                          {"seconds", record.value("wall_end", 0.0) - record.value("wall_start", 0.0)},
+                          {"iterations", iterations},
+                          {"accounting", std::move(record)}},
+                         env.label, round, spec));
+      return;
+    }
     if (type == "accounting") {
-      record["outside"] = outside.finish();
-      // The probe counted the whole command; with a metric, per iteration
-      // means over every iteration it printed (its start-up spread over them).
-      if (metric) record["batches"] = std::max(1, iterations);
+      record["outside"] = outside.finish(command_cpu_inside(record));
+      // Per iteration: those after the start-up (or, where the probe could
+      // not tell it apart, every one, with the start-up spread over them).
+      if (metric) record["batches"] = std::max(1, iterations - iterations_at_startup.value_or(0));
     }
     if (type == "command_exit") command_seconds = record.value("wall_seconds", nlohmann::json());
     if (type == "libraries") {
       libraries_count = record["libraries"].value("count", 0);
-      return;  // the whole list is in the preflight record; each launch keeps the count
+      // The launch's fingerprint with what its processes loaded, as the
+      // preflight's: each round's is compared with the first's.
+      if (fingerprint.is_object()) {
+        fingerprint["command_libraries"] = record["libraries"];
+        results.append(tag(std::move(fingerprint), env.label, round, spec));
+        fingerprint = nullptr;
+      }
+      return;
     }
-    if (type == "fingerprint") return;  // the preflight's has it
+    if (type == "fingerprint") {
+      fingerprint = std::move(record);  // written with the libraries, at the end
+      return;
+    }
     if (type == "error")
       out.error = fmt::format("{} error: {} ({}, {})", record.value("kind", "probe"), record.value("message", ""),
                               env.label, where_command_ran(*env.environment));

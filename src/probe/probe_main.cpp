@@ -11,7 +11,10 @@
 //   error        the command could not be started (not found, not executable)
 //   libraries    the shared libraries the command's processes mapped, read
 //                from /proc/PID/maps while they ran, with build ids
-//   accounting   the command's process tree over its run (the worker's record)
+//   accounting   the command's process tree over its run (the worker's
+//                record); with --metric, first its start-up ("phase":
+//                "startup", up to the line that ends the last warm-up
+//                iteration), then its iterations from there
 //   command_exit its wall time and how it ended
 // It exits with the command's status (128 + signal for a signal).
 #include <fcntl.h>
@@ -41,6 +44,7 @@
 #include "core/memory.h"
 #include "core/timer.h"
 #include "probe/process_tree.h"
+#include "workloads/command_metric.h"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -69,11 +73,17 @@ struct ProbeOptions {
   std::vector<Bind> binds;
   std::string cwd;
   std::string data;  // the data folder as the command sees it, for its file system
+  // --metric: the lines that end an iteration, read as the orchestrator
+  // reads them; the start-up ends with the line of iteration
+  // max(--warmup, 1).
+  std::optional<MetricSpec> metric;
+  int warmup = 0;
   std::vector<std::string> command;
 };
 
 ProbeOptions parse(int argc, char** argv) {
   ProbeOptions o;
+  bool higher_is_better = false;
   int i = 1;
   auto value = [&](const char* option) -> std::string {
     if (i + 1 >= argc) fail(fmt::format("{} needs a value", option), 2);
@@ -89,6 +99,15 @@ ProbeOptions parse(int argc, char** argv) {
     else if (arg == "--chroot") o.chroot_dir = value("--chroot");
     else if (arg == "--cwd") o.cwd = value("--cwd");
     else if (arg == "--data") o.data = value("--data");
+    else if (arg == "--metric") o.metric = MetricSpec{.source = MetricSpec::Source::regex, .pattern = value("--metric")};
+    else if (arg == "--metric-json") o.metric = MetricSpec{.source = MetricSpec::Source::json_field, .pattern = value("--metric-json")};
+    else if (arg == "--higher-is-better") higher_is_better = true;
+    else if (arg == "--warmup") {
+      const std::string text = value("--warmup");
+      if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos || text.size() > 6)
+        fail("--warmup " + text + ": give a count of iterations", 2);
+      o.warmup = std::stoi(text);
+    }
     else if (arg == "--bind") {
       // SOURCE:DESTINATION[:ro]
       const std::string text = value("--bind");
@@ -104,11 +123,13 @@ ProbeOptions parse(int argc, char** argv) {
       o.binds.push_back(b);
     } else {
       fail("unknown option " + arg + " (usage: dlcbench-probe [--fingerprint-only] [--chroot DIR [--bind "
-           "SRC:DST[:ro]]...] [--cwd DIR] [--data DIR] -- COMMAND [ARGS...])",
+           "SRC:DST[:ro]]...] [--cwd DIR] [--data DIR] [--metric REGEX|--metric-json FIELD [--higher-is-better] "
+           "[--warmup N]] -- COMMAND [ARGS...])",
            2);
     }
   }
   for (; i < argc; ++i) o.command.emplace_back(argv[i]);
+  if (o.metric) o.metric->higher_is_better = higher_is_better;
   if (!o.fingerprint_only && o.command.empty()) fail("no command given after --", 2);
   return o;
 }
@@ -181,6 +202,8 @@ class CommandRun {
     // when they are reaped (in a container the probe is already PID 1).
     prctl(PR_SET_CHILD_SUBREAPER, 1);
     PhaseAccounting accounting(AccountingScope::children);
+    accounting_ = &accounting;
+    if (options_.metric) metric_.emplace(*options_.metric);
     int out_pipe[2], err_pipe[2], exec_pipe[2];
     if (pipe2(out_pipe, O_CLOEXEC) || pipe2(err_pipe, O_CLOEXEC) || pipe2(exec_pipe, O_CLOEXEC))
       fail(fmt::format("pipe: {}", std::strerror(errno)));
@@ -189,6 +212,7 @@ class CommandRun {
     argv.push_back(nullptr);
 
     emit({{"type", "phase"}, {"phase", "measured"}});
+    probe_cpu_at_start_ = process_cpu_seconds();
     accounting.start();
     Stopwatch since_start;
     g_child = fork();
@@ -225,13 +249,9 @@ class CommandRun {
     read_until_exit(out_pipe[0], err_pipe[0], since_start);
     const double wall = since_start.seconds();
     json record = accounting.finish(1);
-    double wait = 0;
-    for (const auto& [thread, seconds] : run_waits_) wait += seconds;
-    if (!run_waits_.empty()) {
-      record["process"]["run_queue_wait_seconds"] = wait;
-      record["process"]["threads"] = run_waits_.size();
-      record["unavailable"].erase("process.run_queue_wait_seconds");
-    }
+    add_threads(record, times_at_split_, marked_ ? times_at_mark_ : thread_times_);
+    // To its end: the orchestrator's reading from outside counts that far.
+    record["probe_cpu_seconds"] = process_cpu_seconds() - (split_done_ ? probe_cpu_at_split_ : probe_cpu_at_start_);
     record["process_tree"] = {{"processes_seen", processes_seen_.size()}, {"samples", samples_}};
     emit({{"type", "libraries"}, {"libraries", libraries_json(libraries_)}, {"samples", samples_}});
     emit(record);
@@ -319,22 +339,68 @@ class CommandRun {
     if (!line.empty() && line.back() == '\r') line.pop_back();
     if (line.size() > kLongestLine) line.resize(kLongestLine);
     emit({{"type", "output"}, {"stream", is_stderr ? "stderr" : "stdout"}, {"t", since_start.seconds()}, {"text", line}});
+    if (!metric_) return;
+    const auto value = metric_->read(line);
+    if (!value || (options_.metric->higher_is_better && !(*value > 0))) return;
+    if (++iterations_ < std::max(1, options_.warmup)) return;
+    if (split_done_) {
+      // Where the iterations end if this was the last: the processes known
+      // from the last sample, read now.
+      for (const auto& [thread, times] : thread_times(tree_)) thread_times_[thread] = times;
+      times_at_mark_ = thread_times_;
+      accounting_->mark(live_usage(tree_));
+      marked_ = true;
+      return;
+    }
+    // The start-up ends here: read the running processes now.
+    sample();
+    json record = accounting_->split(live_usage(tree_));
+    add_threads(record, {}, thread_times_);
+    times_at_split_ = thread_times_;
+    probe_cpu_at_split_ = process_cpu_seconds();
+    // The probe's own reading and sampling, counted with the command.
+    record["probe_cpu_seconds"] = probe_cpu_at_split_ - probe_cpu_at_start_;
+    record["iterations"] = iterations_;
+    record["t"] = since_start.seconds();
+    emit(record);
+    split_done_ = true;
+  }
+
+  // The command's threads over a phase: from the last reading of each, less
+  // `before` (the readings when the phase began).
+  static void add_threads(json& record, const std::map<std::string, ThreadTimes>& before,
+                          const std::map<std::string, ThreadTimes>& after) {
+    if (after.empty()) return;
+    add_thread_phase(record["process"], thread_phase(before, after));
+    record["unavailable"].erase("process.run_queue_wait_seconds");
   }
 
   void sample() {
     ++samples_;
-    const auto tree = process_tree(g_child);
+    // The command and whatever it started, orphans the probe took in included.
+    tree_ = process_tree(getpid());
+    tree_.erase(tree_.begin());
+    const auto& tree = tree_;
     for (pid_t pid : tree) {
       processes_seen_.insert(pid);
       for (const auto& path : mapped_libraries(read_small_file(fs::path("/proc") / std::to_string(pid) / "maps")))
         if (!libraries_.count(path)) libraries_[path] = describe_library(path);
     }
-    for (const auto& [thread, wait] : thread_run_waits(tree)) run_waits_[thread] = wait;
+    for (const auto& [thread, times] : thread_times(tree)) thread_times_[thread] = times;
   }
 
   const ProbeOptions& options_;
+  PhaseAccounting* accounting_ = nullptr;
+  std::optional<MetricReader> metric_;
+  int iterations_ = 0;
+  bool split_done_ = false;
+  std::map<std::string, ThreadTimes> times_at_split_;  // the readings when the start-up ended
+  std::map<std::string, ThreadTimes> times_at_mark_;   // and at the last iteration
+  bool marked_ = false;
+  double probe_cpu_at_start_ = 0, probe_cpu_at_split_ = 0;
+  std::vector<pid_t> tree_;  // the command's processes at the last sample
   std::map<std::string, LoadedLibrary> libraries_;
-  std::map<std::string, double> run_waits_;  // the last reading per thread
+  std::map<std::string, ThreadTimes> thread_times_;  // the last reading per thread
   std::set<pid_t> processes_seen_;
   int samples_ = 0;
   bool exited_ = false;

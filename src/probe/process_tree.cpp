@@ -1,6 +1,7 @@
 #include "probe/process_tree.h"
 
 #include <elf.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstring>
@@ -47,6 +48,52 @@ std::vector<pid_t> process_tree(pid_t root, const fs::path& proc) {
     for (auto it = first; it != last; ++it) tree.push_back(it->second);
   }
   return tree;
+}
+
+std::optional<LiveUsage> parse_stat_usage(std::string_view stat_text, double tick) {
+  const auto close = stat_text.rfind(')');
+  if (close == std::string_view::npos) return std::nullopt;
+  // After the command: state (field 3), ppid, ... minflt is field 10, utime 14, cstime 17.
+  std::vector<std::string_view> fields;
+  std::string_view rest = stat_text.substr(close + 1);
+  while (!rest.empty() && fields.size() < 15) {
+    const auto start = rest.find_first_not_of(' ');
+    if (start == std::string_view::npos) break;
+    rest = rest.substr(start);
+    const auto end = rest.find(' ');
+    fields.push_back(rest.substr(0, end));
+    rest = end == std::string_view::npos ? std::string_view() : rest.substr(end);
+  }
+  if (fields.size() < 15) return std::nullopt;
+  auto field = [&](int number, double& out) {  // number as in proc(5), from 1
+    const std::string_view text = fields[static_cast<std::size_t>(number - 3)];
+    double value = 0;
+    for (char c : text) {
+      if (c < '0' || c > '9') return false;
+      value = value * 10 + (c - '0');
+    }
+    out = value;
+    return !text.empty();
+  };
+  double minflt = 0, cminflt = 0, majflt = 0, cmajflt = 0, utime = 0, stime = 0, cutime = 0, cstime = 0;
+  if (!field(10, minflt) || !field(11, cminflt) || !field(12, majflt) || !field(13, cmajflt) || !field(14, utime) ||
+      !field(15, stime) || !field(16, cutime) || !field(17, cstime))
+    return std::nullopt;
+  return LiveUsage{(utime + cutime) * tick, (stime + cstime) * tick, minflt + cminflt, majflt + cmajflt};
+}
+
+LiveUsage live_usage(const std::vector<pid_t>& pids, const fs::path& proc) {
+  const long ticks = sysconf(_SC_CLK_TCK);
+  const double tick = ticks > 0 ? 1.0 / static_cast<double>(ticks) : 0.01;
+  LiveUsage total;
+  for (pid_t pid : pids)
+    if (const auto u = parse_stat_usage(read_small_file(proc / std::to_string(pid) / "stat"), tick)) {
+      total.user_seconds += u->user_seconds;
+      total.system_seconds += u->system_seconds;
+      total.minor_faults += u->minor_faults;
+      total.major_faults += u->major_faults;
+    }
+  return total;
 }
 
 bool is_shared_library_name(std::string_view file) {
@@ -138,16 +185,16 @@ nlohmann::json libraries_json(const std::map<std::string, LoadedLibrary>& librar
   return {{"files", files}, {"count", files.size()}};
 }
 
-std::map<std::string, double> thread_run_waits(const std::vector<pid_t>& pids, const fs::path& proc) {
-  std::map<std::string, double> waits;
+std::map<std::string, ThreadTimes> thread_times(const std::vector<pid_t>& pids, const fs::path& proc) {
+  std::map<std::string, ThreadTimes> times;
   for (pid_t pid : pids) {
     std::error_code error;
     const fs::path tasks = proc / std::to_string(pid) / "task";
     for (const auto& task : fs::directory_iterator(tasks, error))
-      if (auto wait = parse_schedstat_wait(read_small_file(task.path() / "schedstat")))
-        waits[std::to_string(pid) + "/" + task.path().filename().string()] = *wait;
+      if (auto t = parse_schedstat(read_small_file(task.path() / "schedstat")))
+        times[std::to_string(pid) + "/" + task.path().filename().string()] = *t;
   }
-  return waits;
+  return times;
 }
 
 }  // namespace dlcbench

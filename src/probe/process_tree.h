@@ -19,6 +19,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/accounting.h"
+
 namespace dlcbench {
 
 // The parent's pid from a /proc/PID/stat text ("pid (comm) state ppid ...";
@@ -27,6 +29,14 @@ std::optional<pid_t> parent_of(std::string_view stat_text);
 
 // `root` and every process descended from it that lives now.
 std::vector<pid_t> process_tree(pid_t root, const std::filesystem::path& proc = "/proc");
+
+// One process's use so far from its /proc/PID/stat text: user and system
+// time and faults, its own and its waited-for children's (utime, stime,
+// cutime, cstime, minflt, cminflt, majflt, cmajflt); nullopt when it does
+// not parse. `tick` is the length of a clock tick in seconds.
+std::optional<LiveUsage> parse_stat_usage(std::string_view stat_text, double tick);
+// The sum over `pids` (those that still live), read now.
+LiveUsage live_usage(const std::vector<pid_t>& pids, const std::filesystem::path& proc = "/proc");
 
 // Whether a file name is a shared library's: ".so" at its end or before a
 // version ("libc.so.6"); "ld.so.cache" is not.
@@ -52,11 +62,11 @@ LoadedLibrary describe_library(const std::string& path);
 // name, "count"}.
 nlohmann::json libraries_json(const std::map<std::string, LoadedLibrary>& libraries);
 
-// The sum of the run-queue waits (seconds) of every thread of `pids`,
-// read now: /proc/PID/task/TID/schedstat. Keyed by "pid/tid", so a reader
-// that keeps the last value of each thread counts threads that ended
-// between two readings up to their last one.
-std::map<std::string, double> thread_run_waits(const std::vector<pid_t>& pids,
-                                               const std::filesystem::path& proc = "/proc");
+// The CPU time and run-queue wait of every thread of `pids`, read now:
+// /proc/PID/task/TID/schedstat. Keyed by "pid/tid", so a reader that keeps
+// the last reading of each thread counts threads that ended between two
+// readings up to their last one.
+std::map<std::string, ThreadTimes> thread_times(const std::vector<pid_t>& pids,
+                                                const std::filesystem::path& proc = "/proc");
 
 }  // namespace dlcbench

@@ -71,6 +71,8 @@ json env_json(const EnvironmentStats& e) {
   j["warmup_seconds"] = numbers(e.warmup_seconds);
   j["warmup_count"] = e.warmup_seconds.size();
   j["warmup"] = summary_json(e.warmup);
+  j["startup_seconds"] = numbers(e.startup_seconds);
+  j["startup"] = summary_json(e.startup);
   j["failed_launches"] = e.failed_launches;
   j["failures"] = e.failures;
   j["fingerprint"] = e.fingerprint ? *e.fingerprint : json(nullptr);
@@ -239,7 +241,7 @@ json ablation_json(const CaseAblation& a, const std::string& per) {
   return j;
 }
 
-json explanation_json(const Explanation& e, const std::string& baseline) {
+json explanation_json(const Explanation& e, const std::string& baseline, const std::vector<LikelyCause>& likely) {
   json j;
   j["env"] = e.env;
   j["status"] = explanation_status_name(e.status);
@@ -256,6 +258,16 @@ json explanation_json(const Explanation& e, const std::string& baseline) {
                            {"ms", difference_json(c.ms)},
                            {"share", number(c.share)},
                            {"claimed", c.claimed}});
+  j["likely_causes"] = json::array();
+  int rank = 0;
+  for (const auto& c : likely)
+    j["likely_causes"].push_back({{"rank", c.fits ? ++rank : 0},
+                                  {"field", c.mismatch.field},
+                                  {"kind", difference_kind_key(c.kind)},
+                                  {"fits", c.fits ? json(cause_key(*c.fits)) : json(nullptr)},
+                                  {"ms", number(c.ms)},
+                                  {"baseline_value", c.mismatch.baseline_value},
+                                  {"other_value", c.mismatch.other_value}});
   j["counters"] = json::array();
   for (const auto& cc : e.counters) {
     json k = {{"counter", counter_key(cc.counter)}, {"unit", counter_unit(cc.counter)}};
@@ -349,7 +361,11 @@ json analysis_json(const Analysis& analysis, const Manifest& manifest) {
     // Why: the counters per batch against the baseline's, and the causes of
     // a significant overhead (analysis/explanation.h).
     cj["explanations"] = json::array();
-    for (const auto& e : c.explanations) cj["explanations"].push_back(explanation_json(e, analysis.baseline));
+    for (const auto& e : c.explanations) {
+      const auto likely = c.likely_causes.find(e.env);
+      cj["explanations"].push_back(explanation_json(
+          e, analysis.baseline, likely == c.likely_causes.end() ? std::vector<LikelyCause>{} : likely->second));
+    }
     // `dlcbench explain`: each ablated feature's share of the overhead.
     if (c.ablation)
       cj["ablation"] = ablation_json(*c.ablation, c.startup ? "start" : c.micro ? "operation" : "batch");

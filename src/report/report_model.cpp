@@ -191,7 +191,16 @@ std::vector<ComparisonLines> comparison_lines(const CaseAnalysis& c, const std::
   for (const auto& o : c.overheads) {
     ComparisonLines l{comparison_headline(c, o, baseline), {}, "", o.compared, o.mismatch_allowed};
     if (const Explanation* e = c.explanation_of(o.env); e && o.compared) l.explanation = explanation_words(*e, baseline);
-    for (const auto& m : o.mismatches) l.details.push_back(describe_mismatch(m, baseline, o.env));
+    const auto likely = c.likely_causes.find(o.env);
+    for (const auto& m : o.mismatches)
+      if (likely == c.likely_causes.end() || !m.possible_cause) l.details.push_back(describe_mismatch(m, baseline, o.env));
+    if (likely != c.likely_causes.end()) {
+      // The possible causes, likeliest first, each with the cause it fits.
+      const std::string per = c.command ? "iteration" : c.startup ? "start" : c.micro ? "operation" : "batch";
+      int rank = 0;
+      for (const auto& cause : likely->second)
+        l.details.push_back(likely_cause_words(cause, cause.fits ? ++rank : 0, baseline, o.env, per));
+    }
     out.push_back(std::move(l));
   }
   return out;

@@ -196,6 +196,23 @@ std::string console_notes(const EnvironmentStats& e) {
   return fmt::format("{}", fmt::join(notes, ", "));
 }
 
+// A user's command with --metric: its start-up (to the end of its last
+// warm-up iteration) in a column before the last, as "mean (95% CI)".
+void add_startup_column(Table& t, const CaseAnalysis& c) {
+  if (!c.command || std::none_of(c.envs.begin(), c.envs.end(), [](const auto& e) { return e.startup.n > 0; }))
+    return;
+  const auto at = t.header.size() - 1;
+  t.header.insert(t.header.begin() + static_cast<std::ptrdiff_t>(at), "start-up s (95% CI)");
+  if (!t.numeric.empty()) t.numeric.insert(t.numeric.begin() + static_cast<std::ptrdiff_t>(at), true);
+  if (!t.min_width.empty()) t.min_width.insert(t.min_width.begin() + static_cast<std::ptrdiff_t>(at), 0);
+  if (!t.gap.empty()) t.gap.insert(t.gap.begin() + static_cast<std::ptrdiff_t>(at), 2);
+  for (std::size_t i = 0; i < t.rows.size() && i < c.envs.size(); ++i) {
+    const Summary& s = c.envs[i].startup;
+    t.rows[i].insert(t.rows[i].begin() + static_cast<std::ptrdiff_t>(at),
+                     s.n ? Cell(fmt::format("{} ({})", format_seconds(s.mean), seconds_ci(s))) : Cell("n/a"));
+  }
+}
+
 }  // namespace
 
 Table summary_table(const Analysis& analysis, CaseKind kind) {
@@ -254,6 +271,7 @@ Table detail_table(const CaseAnalysis& c) {
   if (c.micro) {
     Table t = micro_detail_columns(c);
     for (const auto& e : c.envs) t.rows.push_back(micro_detail_row(c, e));
+    add_startup_column(t, c);
     return t;
   }
   Table t;
@@ -270,6 +288,7 @@ Table detail_table(const CaseAnalysis& c) {
                       e.warmup.n ? format_seconds(e.warmup.mean) : "n/a", std::to_string(e.failed_launches),
                       outliers(c, e), data_words(e)});
   }
+  add_startup_column(t, c);
   return t;
 }
 
@@ -288,6 +307,7 @@ Table console_case_table(const CaseAnalysis& c) {
                       std::isfinite(s.ci95_low) ? seconds_ci(s) : "n/a", format_cv(s),
                       e.warmup.n ? format_seconds(e.warmup.mean) : "n/a", console_notes(e)});
   }
+  add_startup_column(t, c);
   return t;
 }
 

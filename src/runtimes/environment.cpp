@@ -42,6 +42,7 @@ WorkerLaunch command_launch_of(const CaseSpec& spec, const std::string& data) {
   launch.data = data;
   launch.gpu = spec.device == "gpu";
   launch.command = &spec.command;
+  launch.warmup = spec.warmup;
   return launch;
 }
 
@@ -74,6 +75,12 @@ std::vector<std::string> probe_arguments(const WorkerLaunch& launch, const std::
   std::vector<std::string> args;
   if (!workdir.empty()) args.insert(args.end(), {"--cwd", workdir});
   if (!data.empty()) args.insert(args.end(), {"--data", data});
+  const MetricSpec& metric = launch.command->metric;
+  if (metric.source != MetricSpec::Source::wall_time) {
+    args.insert(args.end(), {metric.source == MetricSpec::Source::json_field ? "--metric-json" : "--metric",
+                             metric.pattern, "--warmup", std::to_string(launch.warmup)});
+    if (metric.higher_is_better) args.push_back("--higher-is-better");
+  }
   args.push_back("--");
   const auto argv = command_argv_for(*launch.command, data, workdir);
   args.insert(args.end(), argv.begin(), argv.end());

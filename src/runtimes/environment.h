@@ -54,6 +54,9 @@ struct WorkerLaunch {
   bool gpu = false;
   // Program::command: what to run, and where its data and working folder are.
   const CommandSpec* command = nullptr;
+  // Program::command with a metric: the warm-up iterations, after which
+  // the probe ends the command's start-up.
+  int warmup = 0;
 };
 
 // The launch of a user's command case (Program::command), for the preflight

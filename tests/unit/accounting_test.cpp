@@ -56,8 +56,9 @@ TEST(AccountingParsers, CpuStatOfBothCgroupVersions) {
 }
 
 TEST(AccountingParsers, SchedstatRunDelay) {
-  EXPECT_DOUBLE_EQ(*parse_schedstat_wait("58860 1500000000 1\n"), 1.5);
-  EXPECT_FALSE(parse_schedstat_wait("garbage"));
+  EXPECT_DOUBLE_EQ(parse_schedstat("58860 1500000000 1\n")->wait_seconds, 1.5);
+  EXPECT_DOUBLE_EQ(parse_schedstat("2000000000 1500000000 1\n")->cpu_seconds, 2.0);
+  EXPECT_FALSE(parse_schedstat("garbage"));
 }
 
 // Every leaf counter is a number; any that is missing is named under
@@ -113,6 +114,26 @@ TEST(PhaseAccounting, ARealPhaseIsMeasuredOrExplained) {
   if (r["perf"].contains("page_faults")) {
     EXPECT_GT(r["perf"]["page_faults"].get<double>(), 0.5 * r["process"]["minor_faults"].get<double>());
   }
+}
+
+TEST(ThreadTimes, ThreadsAtWorkCountEqualSharesWholeAndSliversAsSlivers) {
+  EXPECT_DOUBLE_EQ(threads_at_work({}), 0);
+  EXPECT_DOUBLE_EQ(threads_at_work({0, 0}), 0);
+  EXPECT_DOUBLE_EQ(threads_at_work({1.5}), 1);
+  EXPECT_DOUBLE_EQ(threads_at_work({1, 1}), 2);
+  EXPECT_DOUBLE_EQ(threads_at_work({2, 2, 2, 2}), 4);
+  // One busy thread and three that barely ran (a pool idle at a barrier).
+  EXPECT_NEAR(threads_at_work({1, 0.01, 0.01, 0.01}), 1.06, 0.01);
+}
+
+TEST(ThreadTimes, APhaseCountsNewThreadsWholeAndLeavesEndedOnesOut) {
+  const std::map<std::string, ThreadTimes> begin = {{"1", {1.0, 0.1}}, {"2", {0.5, 0.2}}, {"3", {0.2, 0.0}}};
+  const std::map<std::string, ThreadTimes> end = {{"1", {2.0, 0.3}}, {"2", {1.5, 0.2}}, {"4", {1.0, 0.5}}};
+  const ThreadPhase p = thread_phase(begin, end);
+  EXPECT_NEAR(p.wait_seconds, 0.2 + 0.0 + 0.5, 1e-12);
+  EXPECT_NEAR(p.threads_at_work, 3, 1e-12);  // 1 s each
+  EXPECT_EQ(p.threads, 3u);
+  EXPECT_EQ(p.ended_uncounted, 1u);
 }
 
 }  // namespace

@@ -74,6 +74,14 @@ TEST(ProbeProcessTree, TheParentIsReadPastACommandNameWithParentheses) {
   EXPECT_EQ(parent_of("1234 (python3) S 99 1234 1234 0"), 99);
   EXPECT_EQ(parent_of("77 (a (weird) name) R 5 77 77"), 5);
   EXPECT_FALSE(parent_of("garbage"));
+  // minflt cminflt majflt cmajflt utime stime cutime cstime are fields 10 to 17.
+  const auto usage = parse_stat_usage("42 (py thon) S 1 42 42 0 -1 4194560 100 20 3 1 250 50 30 10 20 0 3", 0.01);
+  ASSERT_TRUE(usage);
+  EXPECT_NEAR(usage->user_seconds, 2.8, 1e-12);
+  EXPECT_NEAR(usage->system_seconds, 0.6, 1e-12);
+  EXPECT_DOUBLE_EQ(usage->minor_faults, 120);
+  EXPECT_DOUBLE_EQ(usage->major_faults, 4);
+  EXPECT_FALSE(parse_stat_usage("42 (short) S 1 2 3", 0.01));
 }
 
 TEST(ProbeProcessTree, MappedSharedLibrariesAreListedOnceAndCachesAreNot) {

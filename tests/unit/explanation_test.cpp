@@ -20,7 +20,8 @@ using ::testing::HasSubstr;
 
 // A launch of 20 batches, its counters given per batch in milliseconds.
 json accounting_record(double user_ms, double system_ms, double wait_ms, std::optional<double> throttled_ms,
-                       double periods = 0, double throttled_periods = 0) {
+                       double periods = 0, double throttled_periods = 0,
+                       std::optional<double> threads_at_work = std::nullopt) {
   const double b = 20;
   json r = {{"type", "accounting"},
             {"batches", 20},
@@ -35,6 +36,7 @@ json accounting_record(double user_ms, double system_ms, double wait_ms, std::op
             {"machine", {{"others_cpu_seconds", 0.01 * b}, {"steal_seconds", 0.0}, {"busy_seconds", 1.0}}},
             {"perf", json::object()},
             {"unavailable", {{"perf.page_faults", "perf_event_open refused"}}}};
+  if (threads_at_work) r["process"]["threads_at_work"] = *threads_at_work;
   if (throttled_ms)
     r["cgroup"] = {{"periods", periods}, {"throttled_periods", throttled_periods},
                    {"throttled_seconds", *throttled_ms * b / 1e3}};
@@ -77,7 +79,8 @@ TEST(Explanation, ReadsEveryCounterPerBatchAndKeepsTheReasonsForTheOthers) {
 
 // `runs` launches around the given per-batch figures, with a little noise.
 std::vector<LaunchCounters> launches(int runs, double wall_ms, double user_ms, double system_ms, double wait_ms,
-                                     std::optional<double> throttled_ms, unsigned seed) {
+                                     std::optional<double> throttled_ms, unsigned seed,
+                                     std::optional<double> threads_at_work = std::nullopt) {
   std::mt19937 rng(seed);
   std::normal_distribution<double> noise(1.0, 0.02);
   std::vector<LaunchCounters> out;
@@ -85,7 +88,8 @@ std::vector<LaunchCounters> launches(int runs, double wall_ms, double user_ms, d
     const double t = throttled_ms ? *throttled_ms * noise(rng) : 0;
     out.push_back(read_launch_counters(
         accounting_record(user_ms * noise(rng), system_ms * noise(rng), wait_ms * noise(rng),
-                          throttled_ms ? std::optional<double>(t) : std::nullopt, 100, throttled_ms ? 41 : 0),
+                          throttled_ms ? std::optional<double>(t) : std::nullopt, 100, throttled_ms ? 41 : 0,
+                          threads_at_work ? std::optional<double>(*threads_at_work * noise(rng)) : std::nullopt),
         wall_ms * noise(rng) / 1e3));
   }
   return out;
@@ -159,6 +163,34 @@ TEST(Explanation, NothingMeasuredThatMovedIsSaidSo) {
   const Explanation e = explain_overhead(o, slower, base, 2);
   EXPECT_EQ(e.status, ExplanationStatus::unexplained);
   EXPECT_THAT(explanation_words(e, "host"), HasSubstr("nothing measured accounts for"));
+}
+
+TEST(Explanation, FewerThreadsAtWorkExplainCPUsLeftIdle) {
+  // Two threads on two CPUs: 100 ms of wall for 190 ms of CPU. Told to use
+  // one thread, the same CPU takes 190 ms of wall, with no more waiting.
+  const auto base = launches(8, 100, 180, 10, 5, 0.0, 11, 1.95);
+  const auto one_thread = launches(8, 190, 180, 10, 5, 0.0, 12, 1.02);
+  const Overhead o = compare_figures("docker", {walls(one_thread), {}}, {walls(base), {}}, ComparisonWording::overhead);
+  ASSERT_EQ(o.verdict, Verdict::slower);
+  const Explanation e = explain_overhead(o, one_thread, base, 2, 2);
+  ASSERT_EQ(e.status, ExplanationStatus::explained);
+  const CauseShare* idle = find_cause(e, Cause::fewer_busy_cpus);
+  ASSERT_TRUE(idle);
+  EXPECT_TRUE(idle->claimed);
+  EXPECT_GT(idle->share, 0.85);
+  EXPECT_LT(idle->share, 1.15);
+  EXPECT_FALSE(find_cause(e, Cause::more_user_cpu)->claimed);
+  const std::string words = explanation_words(e, "host");
+  EXPECT_THAT(words, HasSubstr("explained by fewer CPUs kept busy ("));
+  EXPECT_THAT(words, HasSubstr("threads at work 1.0 against 2.0"));
+
+  // The same times with as many threads at work (a thread blocked on I/O, a
+  // lock): nothing measured says why, so it stays unexplained.
+  const auto blocked = launches(8, 190, 180, 10, 5, 0.0, 13, 1.95);
+  const Overhead ob = compare_figures("docker", {walls(blocked), {}}, {walls(base), {}}, ComparisonWording::overhead);
+  const Explanation eb = explain_overhead(ob, blocked, base, 2, 2);
+  EXPECT_EQ(eb.status, ExplanationStatus::unexplained);
+  EXPECT_FALSE(find_cause(eb, Cause::fewer_busy_cpus)->claimed);
 }
 
 TEST(Explanation, NoCauseForAnOverheadThatIsNotSignificant) {
