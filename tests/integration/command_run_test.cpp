@@ -104,7 +104,7 @@ TEST_F(CommandRun, EveryEnvironmentRunsTheCommandAndItsStepTimesAreCompared) {
   EXPECT_THAT(r.out, HasSubstr("Your commands"));
   const auto run_dir = testing::only_run_dir(out());
   const auto records = testing::read_records(run_dir);
-  std::map<std::string, int> measured, ok_launches, preflights;
+  std::map<std::string, int> measured, ok_launches, preflights, startups, fingerprints;
   std::map<std::string, std::set<std::string>> outputs;
   for (const auto& rec : records) {
     const std::string type = rec.value("type", ""), env = rec.value("env", "");
@@ -114,6 +114,25 @@ TEST_F(CommandRun, EveryEnvironmentRunsTheCommandAndItsStepTimesAreCompared) {
       EXPECT_EQ(rec["case"], "cmd:steps");
     }
     if (type == "launch" && rec.value("ok", false)) ++ok_launches[env];
+    // Its start-up, up to the line of its one warm-up step, apart from its steps.
+    if (type == "command_startup") {
+      ++startups[env];
+      EXPECT_EQ(rec["iterations"], 1) << env;
+      EXPECT_GT(rec.value("seconds", 0.0), 0.0) << env;
+      EXPECT_EQ(rec["accounting"]["phase"], "startup") << env;
+    }
+    if (type == "accounting") {
+      EXPECT_EQ(rec["batches"], kSteps - 1) << env;  // the steps after the start-up
+      EXPECT_TRUE(rec.contains("after_last_mark")) << env << ": " << rec.dump();
+      EXPECT_GE(rec["process"].value("threads_at_work", 0.0), 0.5) << env << ": " << rec.dump();
+      // The command ended before the orchestrator read it: counted inside.
+      EXPECT_GT(rec["outside"]["worker_cpu_seconds"].get<double>(), 0.0) << env;
+    }
+    if (type == "fingerprint") {
+      ++fingerprints[env];
+      EXPECT_TRUE(rec.value("probe", false)) << env;
+      EXPECT_TRUE(rec.contains("command_libraries")) << env;
+    }
     if (type == "command_output") outputs[env].insert(rec.value("text", ""));
     if (type == "preflight" && rec.value("ok", false)) {
       ++preflights[env];
@@ -126,6 +145,8 @@ TEST_F(CommandRun, EveryEnvironmentRunsTheCommandAndItsStepTimesAreCompared) {
     // One warm-up step per launch (the default with --metric).
     EXPECT_EQ(measured[env], 2 * (kSteps - 1)) << env;
     EXPECT_EQ(preflights[env], 1) << env;
+    EXPECT_EQ(startups[env], 2) << env;
+    EXPECT_EQ(fingerprints[env], 2) << env;
     // {workdir} and DLCBENCH_TEST_VAR reached the command as each environment sees them.
     const std::string workdir = env == "host" ? work().string() : "/work";
     EXPECT_TRUE(outputs[env].count(fmt::format("input {}/input.txt has 12 bytes", workdir))) << env;
