@@ -199,31 +199,34 @@ const char* counter_label(Counter c) { return source_of(c).label; }
 const char* counter_unit(Counter c) { return source_of(c).unit; }
 const char* counter_key(Counter c) { return source_of(c).key; }
 
-const char* cause_key(Cause c) {
-  switch (c) {
-    case Cause::more_user_cpu: return "more_user_cpu";
-    case Cause::more_system_cpu: return "more_system_cpu";
-    case Cause::more_cpu: return "more_cpu";
-    case Cause::throttled: return "throttled";
-    case Cause::run_queue_wait: return "run_queue_wait";
-    case Cause::helpers_cpu: return "helpers_cpu";
-    case Cause::fewer_busy_cpus: return "fewer_busy_cpus";
-  }
-  return "";
+namespace {
+
+// Each cause's key in the JSON report and its short name in words.
+struct CauseWords {
+  Cause cause;
+  const char* key;
+  const char* name;
+};
+constexpr CauseWords kCauseWords[] = {
+    {Cause::more_user_cpu, "more_user_cpu", "more user CPU"},
+    {Cause::more_system_cpu, "more_system_cpu", "more system CPU"},
+    {Cause::more_cpu, "more_cpu", "more CPU time"},
+    {Cause::throttled, "throttled", "CPU quota throttling"},
+    {Cause::run_queue_wait, "run_queue_wait", "more waiting for a CPU"},
+    {Cause::helpers_cpu, "helpers_cpu", "the runtime's helpers' CPU"},
+    {Cause::fewer_busy_cpus, "fewer_busy_cpus", "fewer CPUs kept busy"},
+};
+
+const CauseWords& words_of(Cause c) {
+  for (const auto& w : kCauseWords)
+    if (w.cause == c) return w;
+  return kCauseWords[0];
 }
 
-const char* cause_name(Cause c) {
-  switch (c) {
-    case Cause::more_user_cpu: return "more user CPU";
-    case Cause::more_system_cpu: return "more system CPU";
-    case Cause::more_cpu: return "more CPU time";
-    case Cause::throttled: return "CPU quota throttling";
-    case Cause::run_queue_wait: return "more waiting for a CPU";
-    case Cause::helpers_cpu: return "the runtime's helpers' CPU";
-    case Cause::fewer_busy_cpus: return "fewer CPUs kept busy";
-  }
-  return "";
-}
+}  // namespace
+
+const char* cause_key(Cause c) { return words_of(c).key; }
+const char* cause_name(Cause c) { return words_of(c).name; }
 
 LaunchCounters read_launch_counters(const json& accounting, double wall_seconds) {
   LaunchCounters l;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <initializer_list>
+#include <iterator>
 
 #include <fmt/format.h>
 
@@ -19,7 +20,7 @@ std::vector<Cause> causes_of(DifferenceKind kind) {
     case DifferenceKind::threads: return {Cause::fewer_busy_cpus, Cause::run_queue_wait};
     case DifferenceKind::cpus: return {Cause::throttled, Cause::run_queue_wait, Cause::fewer_busy_cpus};
     // A library may bring its own threads (OpenBLAS's, an OpenMP runtime) or not.
-    case DifferenceKind::code: return {Cause::more_user_cpu, Cause::more_cpu, Cause::fewer_busy_cpus};
+    case DifferenceKind::code:
     case DifferenceKind::settings: return {Cause::more_user_cpu, Cause::more_cpu, Cause::fewer_busy_cpus};
     case DifferenceKind::kernel: return {Cause::more_system_cpu, Cause::more_cpu};
     case DifferenceKind::memory: return {Cause::more_system_cpu};
@@ -87,40 +88,42 @@ DifferenceKind difference_kind(const std::string& field) {
   return DifferenceKind::other;
 }
 
-const char* difference_kind_name(DifferenceKind kind) {
-  switch (kind) {
-    case DifferenceKind::threads: return "a thread setting";
-    case DifferenceKind::cpus: return "the CPUs it may use";
-    case DifferenceKind::code: return "the code it runs";
-    case DifferenceKind::settings: return "a library's setting";
-    case DifferenceKind::kernel: return "the kernel's checks";
-    case DifferenceKind::memory: return "memory";
-    case DifferenceKind::files: return "a file system";
-    case DifferenceKind::other: return "other";
-  }
-  return "other";
+namespace {
+
+// Each kind's key in the JSON report and its name in words.
+struct DifferenceKindWords {
+  DifferenceKind kind;
+  const char* key;
+  const char* name;
+};
+constexpr DifferenceKindWords kDifferenceKindWords[] = {
+    {DifferenceKind::threads, "threads", "a thread setting"},
+    {DifferenceKind::cpus, "cpus", "the CPUs it may use"},
+    {DifferenceKind::code, "code", "the code it runs"},
+    {DifferenceKind::settings, "settings", "a library's setting"},
+    {DifferenceKind::kernel, "kernel", "the kernel's checks"},
+    {DifferenceKind::memory, "memory", "memory"},
+    {DifferenceKind::files, "files", "a file system"},
+    {DifferenceKind::other, "other", "other"},
+};
+
+const DifferenceKindWords& words_of(DifferenceKind kind) {
+  for (const auto& w : kDifferenceKindWords)
+    if (w.kind == kind) return w;
+  return kDifferenceKindWords[std::size(kDifferenceKindWords) - 1];
 }
 
-const char* difference_kind_key(DifferenceKind kind) {
-  switch (kind) {
-    case DifferenceKind::threads: return "threads";
-    case DifferenceKind::cpus: return "cpus";
-    case DifferenceKind::code: return "code";
-    case DifferenceKind::settings: return "settings";
-    case DifferenceKind::kernel: return "kernel";
-    case DifferenceKind::memory: return "memory";
-    case DifferenceKind::files: return "files";
-    case DifferenceKind::other: return "other";
-  }
-  return "other";
-}
+}  // namespace
+
+const char* difference_kind_name(DifferenceKind kind) { return words_of(kind).name; }
+const char* difference_kind_key(DifferenceKind kind) { return words_of(kind).key; }
 
 std::vector<LikelyCause> rank_likely_causes(const std::vector<Mismatch>& mismatches, const Explanation& e) {
   std::vector<LikelyCause> out;
   if (e.status != ExplanationStatus::explained) return out;
   for (const auto& m : with_libraries_grouped(mismatches)) {
     if (!m.possible_cause) continue;
-    LikelyCause c{m, difference_kind(m.field), std::nullopt, 0};
+    LikelyCause c{m, difference_kind(m.field), std::nullopt, 0, 0};
     for (Cause cause : causes_of(c.kind))
       for (const auto& share : e.causes)
         if (share.cause == cause && share.claimed && (!c.fits || share.ms.difference > c.ms)) {
@@ -134,17 +137,19 @@ std::vector<LikelyCause> rank_likely_causes(const std::vector<Mismatch>& mismatc
     if (a.fits && a.ms != b.ms) return a.ms > b.ms;
     return a.kind < b.kind;
   });
+  int rank = 0;
+  for (auto& c : out) c.rank = c.fits ? ++rank : 0;
   return out;
 }
 
-std::string likely_cause_words(const LikelyCause& c, int rank, const std::string& baseline, const std::string& env,
+std::string likely_cause_words(const LikelyCause& c, const std::string& baseline, const std::string& env,
                                const std::string& per) {
   const std::string what = fmt::format("{}: {} has {}, {} has {}", c.mismatch.field, baseline,
                                        c.mismatch.baseline_value.empty() ? "none" : c.mismatch.baseline_value, env,
                                        c.mismatch.other_value.empty() ? "none" : c.mismatch.other_value);
   if (!c.fits)
     return fmt::format("possible cause ({}; fits nothing the counters claimed): {}", difference_kind_name(c.kind), what);
-  return fmt::format("likely cause {} ({}; fits {}, {:+.1f} ms per {}): {}; {}", rank, difference_kind_name(c.kind),
+  return fmt::format("likely cause {} ({}; fits {}, {:+.1f} ms per {}): {}; {}", c.rank, difference_kind_name(c.kind),
                      cause_name(*c.fits), c.ms, per, what, c.mismatch.fix);
 }
 

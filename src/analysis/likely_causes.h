@@ -45,6 +45,7 @@ struct LikelyCause {
   // none: it fits nothing the counters claimed.
   std::optional<Cause> fits;
   double ms = 0;
+  int rank = 0;  // 1, 2, ... among those that fit a claimed cause; 0 for the rest
 };
 
 // The differences that are possible causes (Mismatch::possible_cause) of
@@ -58,7 +59,7 @@ std::vector<LikelyCause> rank_likely_causes(const std::vector<Mismatch>& mismatc
 // "likely cause 1 (a thread setting; fits fewer CPUs kept busy, +41.0 ms
 // per batch): variables/OMP_NUM_THREADS: host has none, docker has 1", or
 // "possible cause (fits nothing measured): ..." for one that fits nothing.
-std::string likely_cause_words(const LikelyCause& c, int rank, const std::string& baseline, const std::string& env,
+std::string likely_cause_words(const LikelyCause& c, const std::string& baseline, const std::string& env,
                                const std::string& per);
 
 }  // namespace dlcbench

@@ -427,13 +427,9 @@ nlohmann::json PhaseAccounting::finish(int batches) {
         {"seconds", now.wall - last_mark_->wall},
         {"cpu_seconds", tail["user_seconds"].get<double>() + tail["system_seconds"].get<double>()}};
   }
-  json& unavailable = record["unavailable"];
-  if (split_) {
-    for (const auto& e : kPerfEventNames)
-      unavailable[fmt::format("perf.{}", e)] = kSplitPerfReason;
-  } else {
+  if (!split_) {  // after a split record_between says why there are none
     json perf = json::object();
-    perf_->read_into(perf, unavailable);
+    perf_->read_into(perf, record["unavailable"]);
     record["perf"] = perf;
   }
   // Its calls at the ends of the phase (outside every timed batch), and
@@ -448,7 +444,6 @@ nlohmann::json PhaseAccounting::split(const LiveUsage& live) {
   Snapshot now = Snapshot::take(cpu_stat_, scope_);
   add_live_usage(now.usage, live);
   json record = record_between(*begin_, now, 0, "startup");
-  for (const auto& e : kPerfEventNames) record["unavailable"][fmt::format("perf.{}", e)] = kSplitPerfReason;
   *begin_ = std::move(now);
   split_ = true;
   record["accounting_seconds"] = own.seconds();
@@ -473,13 +468,15 @@ nlohmann::json PhaseAccounting::record_between(const Snapshot& begin, const Snap
   json process = process_deltas(begin.usage, end.usage);
   if (split_ || std::string_view(phase) == "startup") {
     // One end was read while the command ran: /proc has no switch counts
-    // for a process's ended threads.
+    // for a process's ended threads, and inherited perf counters add a
+    // process's counts only when it ends.
     for (const char* counter : {"voluntary_switches", "involuntary_switches"}) {
       process.erase(counter);
       unavailable[fmt::format("process.{}", counter)] =
           "a running command's context switches cannot be read from outside it: counted only for a command "
           "without --metric (its whole launch)";
     }
+    for (const char* e : kPerfEventNames) unavailable[fmt::format("perf.{}", e)] = kSplitPerfReason;
   }
   if (!end.run_wait_unavailable.empty()) {
     unavailable["process.run_queue_wait_seconds"] = end.run_wait_unavailable;

@@ -259,9 +259,8 @@ json explanation_json(const Explanation& e, const std::string& baseline, const s
                            {"share", number(c.share)},
                            {"claimed", c.claimed}});
   j["likely_causes"] = json::array();
-  int rank = 0;
   for (const auto& c : likely)
-    j["likely_causes"].push_back({{"rank", c.fits ? ++rank : 0},
+    j["likely_causes"].push_back({{"rank", c.rank},
                                   {"field", c.mismatch.field},
                                   {"kind", difference_kind_key(c.kind)},
                                   {"fits", c.fits ? json(cause_key(*c.fits)) : json(nullptr)},

@@ -197,9 +197,7 @@ std::vector<ComparisonLines> comparison_lines(const CaseAnalysis& c, const std::
     if (likely != c.likely_causes.end()) {
       // The possible causes, likeliest first, each with the cause it fits.
       const std::string per = c.command ? "iteration" : c.startup ? "start" : c.micro ? "operation" : "batch";
-      int rank = 0;
-      for (const auto& cause : likely->second)
-        l.details.push_back(likely_cause_words(cause, cause.fits ? ++rank : 0, baseline, o.env, per));
+      for (const auto& cause : likely->second) l.details.push_back(likely_cause_words(cause, baseline, o.env, per));
     }
     out.push_back(std::move(l));
   }

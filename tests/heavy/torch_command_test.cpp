@@ -9,7 +9,6 @@
 // variable ranked first among its likely causes.
 #include <unistd.h>
 
-#include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -23,6 +22,7 @@
 #include "../integration/test_support.h"
 #include "../unit/test_files.h"
 #include "core/process.h"
+#include "data/dataset.h"
 
 namespace dlcbench {
 namespace {
@@ -50,11 +50,7 @@ class TorchCommand : public ::testing::Test {
     ASSERT_EQ(fetched.exit_code, 0) << fetched.err;
   }
 
-  static fs::path data_root() {
-    const char* cache = std::getenv("XDG_CACHE_HOME");
-    const char* home = std::getenv("HOME");
-    return cache && *cache ? fs::path(cache) / "dlcbench" : fs::path(home ? home : "/root") / ".cache/dlcbench";
-  }
+  static fs::path data_root() { return default_data_root(); }
   static fs::path mnist() { return data_root() / "mnist"; }
 
   void TearDown() override {

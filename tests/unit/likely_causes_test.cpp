@@ -38,6 +38,9 @@ TEST(LikelyCauses, FewerBusyCPUsPutTheThreadVariableFirst) {
   EXPECT_EQ(ranked[0].mismatch.field, "variables/OMP_NUM_THREADS");
   EXPECT_EQ(ranked[0].fits, Cause::fewer_busy_cpus);
   EXPECT_DOUBLE_EQ(ranked[0].ms, 40);
+  EXPECT_EQ(ranked[0].rank, 1);
+  EXPECT_EQ(ranked[2].rank, 3);
+  EXPECT_EQ(ranked[3].rank, 0);  // fits nothing: not ranked
   // A library may bring its own threads or not; a file system may leave CPUs
   // idle (waiting on I/O): both after a thread setting, in that order.
   EXPECT_EQ(ranked[1].mismatch.field, "libraries/libopenblas.so.0");
@@ -46,10 +49,10 @@ TEST(LikelyCauses, FewerBusyCPUsPutTheThreadVariableFirst) {
   EXPECT_EQ(ranked[2].fits, Cause::fewer_busy_cpus);
   // The rest fit nothing claimed: listed after, still possible causes.
   for (std::size_t i = 3; i < ranked.size(); ++i) EXPECT_FALSE(ranked[i].fits) << ranked[i].mismatch.field;
-  EXPECT_EQ(likely_cause_words(ranked[0], 1, "host", "docker", "iteration"),
+  EXPECT_EQ(likely_cause_words(ranked[0], "host", "docker", "iteration"),
             "likely cause 1 (a thread setting; fits fewer CPUs kept busy, +40.0 ms per iteration): "
             "variables/OMP_NUM_THREADS: host has none, docker has 1; make them the same");
-  EXPECT_THAT(likely_cause_words(ranked[3], 0, "host", "docker", "iteration"),
+  EXPECT_THAT(likely_cause_words(ranked[3], "host", "docker", "iteration"),
               HasSubstr("possible cause (the kernel's checks; fits nothing the counters claimed): isolation/seccomp"));
 }
 
