@@ -18,6 +18,8 @@ void add_data_command(CLI::App& app, int& exit_code);
 void add_list_command(CLI::App& app, int& exit_code);
 void add_report_command(CLI::App& app, int& exit_code);
 void add_doctor_command(CLI::App& app, int& exit_code);
+// What a job step of `run --slurm` runs on its node (hidden from --help).
+void add_slurm_node_command(CLI::App& app, int& exit_code);
 
 // The command line as the user typed it, recorded in the manifest.
 void set_invocation(int argc, char** argv);

@@ -10,7 +10,10 @@
 
 #include "analysis/analysis.h"
 #include "analysis/compare.h"
+#include "analysis/cluster_analysis.h"
 #include "cli/commands.h"
+#include "cluster/cluster_manifest.h"
+#include "report/cluster_report.h"
 #include "cli/option_checks.h"
 #include "core/errors.h"
 #include "core/results_file.h"
@@ -102,6 +105,22 @@ std::string render(const LoadedRun& run, const std::string& format) {
   return csv.str();
 }
 
+// A cluster run (cluster.json): every node's run, merged.
+int report_cluster(const fs::path& dir, const std::string& format, const std::string& output) {
+  const ClusterAnalysis analysis = analyze_cluster(dir);
+  std::string text;
+  if (format == "console") text = render_cluster_console(analysis);
+  else if (format == "md") text = render_cluster_markdown(analysis);
+  else if (format == "html") text = render_cluster_html(analysis);
+  else if (format == "json") text = cluster_json(analysis).dump(2) + "\n";
+  else
+    throw UsageError(fmt::format("--format {}: a cluster run's samples are in each node's folder: `dlcbench report "
+                                 "{}/nodes/NODE --format csv`",
+                                 format, dir.string()));
+  write_output(text, output);
+  return analysis.complete() ? kExitOk : kExitFailure;
+}
+
 }  // namespace
 
 void add_report_command(CLI::App& app, int& exit_code) {
@@ -119,6 +138,10 @@ void add_report_command(CLI::App& app, int& exit_code) {
       ->check(not_empty("a file to write, or - for standard output"));
   cmd->callback([=, &exit_code] {
     try {
+      if (is_cluster_run(*dir)) {
+        exit_code = report_cluster(*dir, *format, *output);
+        return;
+      }
       const LoadedRun run = load_run(*dir);
       for (const auto& note : run.analysis.notes)
         if (*format != "console") std::cerr << "note: " << note << "\n";

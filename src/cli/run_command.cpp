@@ -21,6 +21,9 @@
 #include "backends/backend.h"
 #include "cli/commands.h"
 #include "cli/option_checks.h"
+#include "cluster/cluster_manifest.h"
+#include "cluster/cluster_run.h"
+#include "cluster/slurm.h"
 #include "gpu/gpu_loader.h"
 #include "core/blas_check.h"
 #include "core/errors.h"
@@ -163,7 +166,7 @@ std::string make_run_id() {
 // The results folder (--out) and the run's own folder in it, named by a new
 // run id. An --out that cannot be made (a file in its path, a read-only file
 // system) is bad input; the folders made before the failure are removed.
-fs::path create_run_folder(const fs::path& out, std::string& run_id) {
+fs::path create_run_folder(const fs::path& out, std::string& run_id, const std::string& name = "") {
   std::error_code error;
   std::vector<fs::path> missing;  // innermost first
   for (fs::path p = fs::absolute(out, error); !error && !p.empty() && !fs::exists(fs::symlink_status(p, error));
@@ -183,6 +186,11 @@ fs::path create_run_folder(const fs::path& out, std::string& run_id) {
   }
   if (!fs::is_directory(out, error)) refuse(out, "it exists and is not a folder");
   // Made here and only here: a folder that exists belongs to another run.
+  if (!name.empty()) {
+    const fs::path dir = out / name;
+    if (fs::create_directory(dir, error)) return dir;
+    refuse(dir, error ? error.message() : "it exists: another run's folder (give another --run-id, or --resume it)");
+  }
   for (;;) {
     run_id = make_run_id();
     const fs::path dir = out / run_id;
@@ -274,6 +282,15 @@ struct RunOptions {
   std::string workdir;      // HOST[:CONTAINER], mounted read-write, the command's working folder
   std::string data_mount = "/data";
   bool data_given = false;  // --data on the command line (a command gets no data folder otherwise)
+  // `run --slurm`: the plan on every node of an allocation (cluster/cluster_run.h).
+  SlurmRequest slurm;
+  std::vector<std::string> node_cpu_quota;  // NODE=CPUS
+  std::string run_id;        // the run's folder name under --out and its containers' label; empty: made up
+  bool take_turns = false;   // hold the machine's turn for each launch (core/machine_turn.h)
+  // A node's part of a cluster run (set by `slurm-node`, not by users): its
+  // exact folder, its cluster run and node, and the cgroup its containers go
+  // under (a node under a CPU quota).
+  std::string run_folder, cluster_run, cluster_node, cgroup_parent;
 };
 
 // Fails early, before anything is launched, if a data set is missing or bad.
@@ -374,6 +391,8 @@ struct Session {
   std::set<LaunchKey> already_measured;  // resume: by earlier sessions
   std::set<std::string> adopt_images;    // resume: environments whose image a killed session imported
   bool resuming = false;
+  bool take_turns = false;    // --take-turns
+  std::string cgroup_parent{};  // containers' cgroup parent; empty: the runtime's default
 
   fs::path manifest_file() const { return dir / "manifest.json"; }
   void save() const { write_manifest(manifest_file(), manifest); }
@@ -390,6 +409,7 @@ EnvironmentContext environment_context(const Session& session) {
   std::vector<std::string> planned;
   for (const auto& c : plan.cases) planned.push_back(c.workload);
   context.image_extras = tool_image_files(planned);
+  context.cgroup_parent = session.cgroup_parent;
   context.gpu = std::any_of(plan.cases.begin(), plan.cases.end(), [](const CaseSpec& c) { return c.device == "gpu"; });
   context.command_only =
       !plan.cases.empty() && std::all_of(plan.cases.begin(), plan.cases.end(), [](const CaseSpec& c) { return c.is_command(); });
@@ -603,6 +623,7 @@ int measure(Session& session, ResultsWriter& results) {
   options.worker_env = session.worker_env;
   options.cancel = &g_interrupted;
   options.already_measured = session.already_measured;
+  options.take_turns = session.take_turns;
   ProgressLine progress;
   options.log = [&](const std::string& line) { progress.log(line); };
   options.progress = [&](const Progress& p) { progress.show(p); };
@@ -876,6 +897,44 @@ Manifest new_manifest(const Session& session, const std::string& run_id, const s
   return m;
 }
 
+// The Slurm job and step this process runs in, if any.
+ClusterMembership cluster_membership(const std::string& run, const std::string& node) {
+  const char* job = std::getenv("SLURM_JOB_ID");
+  const char* step = std::getenv("SLURM_STEP_ID");
+  return {run, node, job ? job : "", step ? step : ""};
+}
+
+// `run --slurm`: the plan checked here, measured by every node's own run.
+int run_on_slurm(const RunOptions& o, const Plan& plan, const std::vector<std::string>& command_line) {
+  ClusterRunStart start;
+  start.request = o.slurm;
+  for (const auto& entry : o.node_cpu_quota) {
+    const auto eq = entry.find('=');
+    double cpus = 0;
+    try {
+      cpus = eq == std::string::npos ? 0 : std::stod(entry.substr(eq + 1));
+    } catch (const std::exception&) {
+      cpus = 0;
+    }
+    if (eq == std::string::npos || eq == 0 || !(cpus > 0))
+      throw UsageError(fmt::format("--node-cpu-quota {}: give NODE=CPUS, e.g. node7=0.5 (CPUs, above 0)", entry));
+    start.request.cpu_quota[entry.substr(0, eq)] = cpus;
+  }
+  start.check = check_cluster_request(start.request, o.out);
+  if (start.request.nodelist.empty()) start.request.nodes = start.check.nodes;  // every node found, when none given
+  // Past "run": the user's options as typed, less the cluster's own.
+  std::vector<std::string> typed(command_line.begin() + std::min<std::ptrdiff_t>(2, static_cast<std::ptrdiff_t>(command_line.size())),
+                                 command_line.end());
+  start.node_arguments = node_run_arguments(typed);
+  start.seed = plan.seed;
+  start.command_line = command_line;
+  start.self_exe = fs::read_symlink("/proc/self/exe");
+  start.cancel = &g_interrupted;
+  std::string run_id = o.run_id;
+  const fs::path dir = create_run_folder(o.out, run_id, o.run_id);
+  return run_cluster(start, dir, run_id);
+}
+
 int run(const RunOptions& o, const std::vector<std::string>& command_line) {
   const PlanRequest request = plan_request(o);
   const Plan plan = make_plan(o, request);
@@ -887,12 +946,20 @@ int run(const RunOptions& o, const std::vector<std::string>& command_line) {
     return kExitOk;
   }
 
-  std::string run_id;
-  const fs::path dir = create_run_folder(o.out, run_id);
+  if (o.slurm.enabled) return run_on_slurm(o, plan, command_line);
+
+  std::string run_id = o.run_id;
+  const fs::path dir = o.run_folder.empty() ? create_run_folder(o.out, run_id, o.run_id)
+                                            : create_run_folder(fs::path(o.run_folder).parent_path(), run_id,
+                                                                fs::path(o.run_folder).filename().string());
+  if (run_id.empty()) run_id = dir.filename().string();
   Session session{plan, plan, dir, worker_environment(request.threads, o.pin_threads), {}, o.envs.empty(), o.keep_images, {}, {},
                   false};
+  session.take_turns = o.take_turns;
+  session.cgroup_parent = o.cgroup_parent;
   const RunFolderLock lock(dir);  // a `--resume` of this folder waits for the run to end
   session.manifest = new_manifest(session, run_id, command_line);
+  if (!o.cluster_run.empty()) session.manifest.cluster = cluster_membership(o.cluster_run, o.cluster_node);
   session.save();
 
   ResultsWriter results(dir / "results.jsonl");
@@ -910,7 +977,8 @@ int run(const RunOptions& o, const std::vector<std::string>& command_line) {
 // one the manifest recorded, so the resumed launches measure what the
 // earlier ones did. Only these may be given with it.
 bool allowed_with_resume(const std::string& flag) {
-  return flag == "--resume" || flag == "--keep-images" || flag == "--help";
+  return flag == "--resume" || flag == "--keep-images" || flag == "--help" || flag == "--take-turns" ||
+         flag == "--cgroup-parent";
 }
 
 // The manifest of the run in `dir`, if this binary may continue it.
@@ -974,6 +1042,7 @@ Session resume_session(const RunOptions& o, const Plan& plan, Manifest manifest,
 // no successful launch record, with the recorded plan, into the same files.
 int resume_run(const RunOptions& o) {
   const fs::path dir = o.resume;
+  if (is_cluster_run(dir)) return resume_cluster(dir, fs::read_symlink("/proc/self/exe"), &g_interrupted);
   for (const auto& file : {dir / "manifest.json", dir / "results.jsonl"})
     if (!fs::is_regular_file(file))
       throw UsageError(fmt::format("--resume {}: there is no {} there; give the folder of a run, "
@@ -1016,6 +1085,8 @@ int resume_run(const RunOptions& o) {
   entry.rounds = rounds;
   manifest.resumed.push_back(entry);
   Session session = resume_session(o, plan, std::move(manifest), state);
+  session.take_turns = o.take_turns;
+  session.cgroup_parent = o.cgroup_parent;
   session.save();
 
   ResultsWriter results(dir / "results.jsonl");
@@ -1158,6 +1229,60 @@ void add_control_options(CLI::App* cmd, RunOptions& o) {
 }
 
 // A user's command: `dlcbench run [options] -- COMMAND ARGS...`.
+// `run --slurm` and its knobs, and the options a node's part of it gets.
+void add_cluster_options(CLI::App* cmd, RunOptions& o) {
+  const std::string group = "Cluster (Slurm)";
+  cmd->add_flag("--slurm", o.slurm.enabled,
+                "Run the plan on every node of a Slurm allocation (sbatch, one job step per node), each node's "
+                "results in nodes/<node>/ of one run folder, and report them merged")
+      ->group(group);
+  cmd->add_option("--nodes", o.slurm.nodes, "--slurm: nodes to allocate (default: every node of the partition that is up)")
+      ->check(CLI::PositiveNumber)
+      ->group(group);
+  cmd->add_option("--nodelist", o.slurm.nodelist, "--slurm: these nodes (Slurm's list syntax, e.g. n[1-4])")
+      ->check(not_empty("nodes, e.g. n[1-4]"))
+      ->group(group);
+  cmd->add_option("--partition", o.slurm.partition, "--slurm: the partition (default: Slurm's default)")
+      ->check(not_empty("a partition"))
+      ->group(group);
+  cmd->add_option("--account", o.slurm.account, "--slurm: the account to charge")->check(not_empty("an account"))->group(group);
+  cmd->add_option("--time", o.slurm.time_limit, "--slurm: the job's time limit, as sbatch reads it (e.g. 30:00)")
+      ->check(not_empty("a time limit, e.g. 30:00"))
+      ->group(group);
+  cmd->add_option("--sbatch-arg", o.slurm.sbatch_args,
+                  "--slurm: one more argument for sbatch, passed as is (repeat for more; write --sbatch-arg=--exclusive)")
+      ->allow_extra_args(false)
+      ->group(group);
+  cmd->add_option("--stage", o.slurm.stage,
+                  "--slurm: a node-local folder each node writes its results in; copied back into the run folder "
+                  "after the job (default: the nodes write into the run folder, which must be shared)")
+      ->check(not_empty("an absolute node-local folder, e.g. /tmp/dlcbench"))
+      ->group(group);
+  cmd->add_flag("--shared-folder", o.slurm.shared_folder,
+                "--slurm: the run folder is on a file system every node sees (when dlcbench cannot tell)")
+      ->group(group);
+  cmd->add_option("--node-cpu-quota", o.node_cpu_quota,
+                  "--slurm: NODE=CPUS: run everything on that node under a CPU quota (a node made slow on purpose, "
+                  "to check that the report shows it as node spread)")
+      ->allow_extra_args(false)
+      ->group(group);
+  cmd->add_option("--run-id", o.run_id,
+                  "Name of the run's folder under --out, and of its containers (default: the time and a random part)")
+      ->check(checked_by([](const std::string& id) {
+        if (id.empty() || id.size() > 100 || id.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") != std::string::npos ||
+            id[0] == '.' || id[0] == '-')
+          throw UsageError("give letters, digits, '_', '.' and '-' (up to 100, not starting with '.' or '-')");
+      }));
+  cmd->add_flag("--take-turns", o.take_turns,
+                "Each launch waits until no launch of another run started with --take-turns runs on this machine "
+                "(the nodes of a test cluster share one machine; `run --slurm` sets it)");
+  // Set by `slurm-node` for a node's part of a cluster run; not for users.
+  cmd->add_option("--run-folder", o.run_folder)->group("");
+  cmd->add_option("--cluster-run", o.cluster_run)->group("");
+  cmd->add_option("--cluster-node", o.cluster_node)->group("");
+  cmd->add_option("--cgroup-parent", o.cgroup_parent)->group("");
+}
+
 void add_command_options(CLI::App* cmd, RunOptions& o) {
   cmd->add_option("command", o.command,
                   "A command to measure, after --: run as given (no shell) in every environment under dlcbench-probe; "
@@ -1217,6 +1342,7 @@ void add_run_command(CLI::App& app, int& exit_code) {
   add_repetition_options(cmd, *o);
   add_control_options(cmd, *o);
   add_command_options(cmd, *o);
+  add_cluster_options(cmd, *o);
   cmd->callback([o, cmd, &exit_code] {
     o->data_given = cmd->get_option("--data")->count() > 0;
     run_or_resume(*o, cmd, exit_code);

@@ -157,6 +157,11 @@ void read_run_fields(const json& j, Manifest& m, const std::string& in) {
   if (const json* resumed = array_field(j, "resumed", in))
     for (std::size_t i = 0; i < resumed->size(); ++i)
       m.resumed.push_back(resumed_of((*resumed)[i], fmt::format("{}resumed[{}]", in, i)));
+  if (const json* cluster = object_field(j, "cluster", in)) {
+    const std::string at = in + "cluster.";
+    m.cluster = ClusterMembership{string_field(*cluster, "run", "", at), string_field(*cluster, "node", "", at),
+                                  string_field(*cluster, "job", "", at), string_field(*cluster, "step", "", at)};
+  }
 }
 
 }  // namespace
@@ -202,6 +207,8 @@ void to_json(json& j, const Manifest& m) {
                          {"widest", a.widest},
                          {"elapsed_seconds", a.elapsed_seconds}};
   }
+  if (m.cluster)
+    j["cluster"] = {{"run", m.cluster->run}, {"node", m.cluster->node}, {"job", m.cluster->job}, {"step", m.cluster->step}};
   if (!m.resumed.empty()) {
     j["resumed"] = json::array();
     for (const auto& s : m.resumed) j["resumed"].push_back(resumed_json(s));

@@ -74,6 +74,12 @@ struct ResumedSession {
   std::string ended_at;
 };
 
+// A run that is one node's part of a cluster run (`run --slurm`): which
+// cluster run, which node, and the Slurm job and step that ran it.
+struct ClusterMembership {
+  std::string run, node, job, step;
+};
+
 struct Manifest {
   int schema_version = kManifestSchemaVersion;
   std::string run_id;
@@ -97,6 +103,7 @@ struct Manifest {
   std::optional<UntilCvOutcome> until_cv;
   std::optional<AddedRounds> added_rounds;
   std::vector<ResumedSession> resumed;
+  std::optional<ClusterMembership> cluster;
 
   // The sha256 of the dlcbench binary that started the run; "" if unrecorded.
   std::string binary_sha256() const;

@@ -87,6 +87,7 @@ struct ChildPlan {
   int stdout_fd;
   int stderr_fd;
   int fd3;                  // becomes the child's descriptor 3; -1: none
+  int stdin_fd;             // becomes the child's stdin; -1: /dev/null
   pid_t parent;
   sigset_t original_mask;   // the starting thread's mask, the child's from exec on
   // Set by the child when it fails before or in exec: errno, plus
@@ -125,10 +126,14 @@ int child_main(void* argument) {
   if (getppid() != plan.parent) _exit(127);
   dup2(plan.stdout_fd, STDOUT_FILENO);
   dup2(plan.stderr_fd, STDERR_FILENO);
-  // Close-on-exec, so the program gets it as its stdin only.
-  const int devnull = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
-  if (devnull == STDIN_FILENO) fcntl(STDIN_FILENO, F_SETFD, 0);
-  else if (devnull >= 0) dup2(devnull, STDIN_FILENO);
+  if (plan.stdin_fd >= 0) {
+    dup2(plan.stdin_fd, STDIN_FILENO);
+  } else {
+    // Close-on-exec, so the program gets it as its stdin only.
+    const int devnull = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+    if (devnull == STDIN_FILENO) fcntl(STDIN_FILENO, F_SETFD, 0);
+    else if (devnull >= 0) dup2(devnull, STDIN_FILENO);
+  }
   if (plan.fd3 == 3) fcntl(3, F_SETFD, 0);  // dup2 onto itself keeps close-on-exec
   else if (plan.fd3 >= 0) dup2(plan.fd3, 3);
   if (plan.cwd && chdir(plan.cwd) != 0) child_fails(plan, errno + kChdirFailed);
@@ -228,6 +233,7 @@ ProcessResult run_process(const ProcessSpec& spec,
                  out.w,
                  err.w,
                  spec.child_fd3,
+                 spec.stdin_fd,
                  getpid(),
                  {},
                  0};

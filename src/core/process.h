@@ -28,6 +28,9 @@ struct ProcessSpec {
   // An open descriptor the child receives as its descriptor 3 (a scratch
   // file an external tool opens as /proc/self/fd/3); -1: none.
   int child_fd3 = -1;
+  // An open descriptor the child reads as its stdin (a file streamed to a
+  // remote step); -1: /dev/null.
+  int stdin_fd = -1;
 };
 
 struct ProcessResult {

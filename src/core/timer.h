@@ -1,4 +1,4 @@
-// Wall-clock interval timer on the monotonic clock.
+// Wall-clock interval timer on the monotonic clock, and the time of day.
 #pragma once
 
 #include <chrono>
@@ -17,5 +17,11 @@ class Stopwatch {
   using Clock = std::chrono::steady_clock;
   Clock::time_point start_;
 };
+
+// Seconds since the epoch, by the system clock: comparable between processes
+// (the nodes of a cluster on one machine), unlike the steady clock.
+inline double unix_seconds() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
 
 }  // namespace dlcbench

@@ -12,6 +12,7 @@
 
 #include "analysis/disturbance.h"
 #include "analysis/overhead.h"
+#include "core/machine_turn.h"
 #include "core/process.h"
 #include "core/statistics.h"
 #include "core/timer.h"
@@ -407,6 +408,12 @@ ScheduleResult run_schedule(const Plan& plan, std::vector<ScheduledEnvironment>&
           options.progress({round, rounds, spec.id(), env.label, done - 1, total,
                             done > 1 ? clock.seconds() / (done - 1) * (total - done + 1) : -1.0});
         const std::string instance = instance_name(options.run_id, env.label, round, position);
+        std::optional<MachineTurn> turn;
+        if (options.take_turns) {
+          turn.emplace(options.cancel);
+          if (!turn->held()) continue;  // cancelled while waiting: the round's end handles it
+        }
+        const double started_unix = unix_seconds();
         Stopwatch wall;
         const LaunchOutcome launched = spec.workload == kStartupWorkload
                                            ? time_starts(plan, spec, env, instance, round, results, options)
@@ -415,6 +422,9 @@ ScheduleResult run_schedule(const Plan& plan, std::vector<ScheduledEnvironment>&
         const ProcessResult& result = launched.result;
         const int measured = static_cast<int>(launched.measured.size());
         const double wall_seconds = wall.seconds();
+        const double ended_unix = unix_seconds();
+        const double waited_for_turn = turn ? turn->waited_seconds() : 0.0;
+        turn.reset();
         ++outcome.launches;
 
         // A command reports as many iterations as it runs.
@@ -427,8 +437,12 @@ ScheduleResult run_schedule(const Plan& plan, std::vector<ScheduledEnvironment>&
                                         {"ok", ok},
                                         {"measured_samples", measured},
                                         {"wall_seconds", wall_seconds},
+                                        // When it ran, by the clock every process on the machine reads.
+                                        {"started_unix", started_unix},
+                                        {"ended_unix", ended_unix},
                                         {"exit_code", result.exit_code},
                                         {"signal", result.signal}};
+        if (options.take_turns) launch_record["waited_for_turn_seconds"] = waited_for_turn;
         if (!ok) {
           launch_record["cause"] = failure_cause(launched, env, measured, spec.iters);
           launch_record["stderr_tail"] = tail(result.stderr_tail, kStderrInResults);

@@ -47,6 +47,10 @@ struct ScheduleOptions {
   // `run --resume`: launches an earlier session measured; they are skipped
   // (a round they fill entirely is not announced again).
   std::set<LaunchKey> already_measured;
+  // --take-turns: each launch holds the machine's turn (core/machine_turn.h),
+  // so launches of other runs that take turns on this machine never overlap
+  // with it.
+  bool take_turns = false;
 };
 
 struct ScheduleResult {

@@ -119,4 +119,6 @@ std::string render_console(const Analysis& analysis) {
   return out;
 }
 
+std::string render_console_table(const Table& table) { return console_table(table); }
+
 }  // namespace dlcbench

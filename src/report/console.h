@@ -7,9 +7,14 @@
 #include <string>
 
 #include "analysis/analysis.h"
+#include "report/report_model.h"
 
 namespace dlcbench {
 
 std::string render_console(const Analysis& analysis);
+
+// One table in aligned columns, as the console report lays them out (for
+// the cluster report).
+std::string render_console_table(const Table& table);
 
 }  // namespace dlcbench

@@ -239,11 +239,7 @@ std::string html_case_details(const CaseSection& s, std::size_t index) {
 
 std::string render_html(const Analysis& analysis, const Manifest& manifest) {
   const Report report = build_report(analysis, manifest);
-  std::string out =
-      "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n";
-  out += fmt::format("<title>dlcbench report: run {}</title>\n", html_escape(report.facts[0].second));
-  out += fmt::format("<style>{}</style>\n</head>\n<body>\n", kStyle);
+  std::string out = html_page_start("dlcbench report: run " + report.facts[0].second);
   out += html_header(report, status_class(manifest));
   out += html_summaries(report);
   out += html_overhead_charts(analysis);
@@ -260,6 +256,16 @@ std::string render_html(const Analysis& analysis, const Manifest& manifest) {
       "<footer>Made by dlcbench from the run's manifest.json and results.jsonl; every figure can be recomputed "
       "from those two files.</footer>\n</body>\n</html>\n";
   return out;
+}
+
+std::string html_page_start(const std::string& title) {
+  return fmt::format("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+                     "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>{}</title>\n"
+                     "<style>{}</style>\n</head>\n<body>\n",
+                     html_escape(title), kStyle);
+}
+void render_html_table(std::string& out, const Table& table, const std::string& cls, const std::string& id) {
+  html_table(out, table, cls, id);
 }
 
 }  // namespace dlcbench

@@ -153,4 +153,7 @@ std::string render_markdown(const Analysis& analysis, const Manifest& manifest) 
   return out;
 }
 
+void render_markdown_table(std::string& out, const Table& table) { md_table(out, table); }
+std::string markdown_text(const std::string& text) { return md_escape(text); }
+
 }  // namespace dlcbench

@@ -9,9 +9,15 @@
 #include <string>
 
 #include "analysis/analysis.h"
+#include "report/report_model.h"
 
 namespace dlcbench {
 
 std::string render_markdown(const Analysis& analysis, const Manifest& manifest);
+
+// One table, and text escaped, as the Markdown report writes them (for the
+// cluster report).
+void render_markdown_table(std::string& out, const Table& table);
+std::string markdown_text(const std::string& text);
 
 }  // namespace dlcbench

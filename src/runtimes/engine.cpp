@@ -116,6 +116,7 @@ class EngineEnvironment : public Environment {
   LaunchCommand command(const WorkerLaunch& launch, const std::string& instance) const override {
     LaunchCommand c;
     c.argv = global({"run", "--rm", "--name", instance, "--label", "dlcbench.run=" + context_.run_id});
+    if (!context_.cgroup_parent.empty()) c.argv.insert(c.argv.end(), {"--cgroup-parent", context_.cgroup_parent});
     c.argv.insert(c.argv.end(), run_flags_.begin(), run_flags_.end());
     for (const auto& [k, v] : launch.env) {
       c.argv.push_back("--env");

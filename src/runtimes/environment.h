@@ -139,6 +139,10 @@ struct EnvironmentContext {
   // before removing it: the image found in the store is that run's, so it
   // goes at the end as it would have (unless keep_images).
   bool adopt_image = false;
+  // A cgroup (absolute, e.g. "/dlcbench-node-x") every container goes under,
+  // as the host's workers do by inheritance: a node of a cluster run under a
+  // CPU quota (cluster/node_quota.h). Empty: the runtime's default.
+  std::string cgroup_parent{};
 };
 
 class Environment {

@@ -200,7 +200,7 @@ class OciEnvironment : public Environment {
     OciBundleRequest request;
     request.rootfs = rootfs_;
     request.options = options_;
-    request.cgroups_path = "/" + instance;
+    request.cgroups_path = context_.cgroup_parent + "/" + instance;
     request.container_name = name_;
     request.seccomp = seccomp_;
     request.process.env = launch.env;

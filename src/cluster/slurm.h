@@ -1,0 +1,81 @@
+// The Slurm client side: what dlcbench asks of sbatch, srun and scontrol.
+// Every call is an argument vector (never a shell line); the batch script is
+// a constant that passes its arguments through as "$@".
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace dlcbench {
+
+// `dlcbench run --slurm` and its knobs.
+struct SlurmRequest {
+  bool enabled = false;
+  int nodes = 0;                        // 0: every node of the partition that is up
+  std::string nodelist;                 // sbatch --nodelist (e.g. "n[1-4]")
+  std::string partition, account;
+  std::string time_limit;               // sbatch --time, as Slurm reads it ("30:00")
+  std::vector<std::string> sbatch_args; // passed through, one argument each
+  // A folder private to each node (node-local scratch) where its results are
+  // written, then staged back into the run folder after the job; empty: the
+  // run folder itself, which must then be shared by the nodes.
+  std::string stage;
+  bool shared_folder = false;           // the user says the run folder is shared
+  // A CPU quota (in CPUs) for everything a node runs, by node name: a node
+  // made slow on purpose, to see it as node spread.
+  std::map<std::string, double> cpu_quota;
+};
+
+// Throws UsageError when sbatch, srun or scontrol is missing, or when no
+// controller answers, saying what to install or start.
+void check_slurm_answers();
+
+// The script sbatch runs on the first node of the allocation: one job step
+// per node (so that one node's step can be cancelled alone), each running
+// the arguments after the script, then waiting for all.
+const std::string& batch_script();
+
+// The sbatch argument vector: --parsable --wait, the allocation (nodes or
+// node list, one task per node), the user's knobs and extra arguments, the
+// job's output file, then the script and the step's arguments.
+std::vector<std::string> sbatch_argv(const SlurmRequest& request, const std::string& job_name,
+                                     const std::string& output, const std::string& script,
+                                     const std::vector<std::string>& step_argv,
+                                     const std::vector<std::string>& only_nodes = {});
+
+// srun of one task on one named node of a new allocation, for staging.
+std::vector<std::string> srun_on_node_argv(const SlurmRequest& request, const std::string& node,
+                                           const std::vector<std::string>& command);
+
+// `scontrol show hostnames LIST`: "n[1-3],m" -> n1 n2 n3 m. Throws
+// std::runtime_error with scontrol's message.
+std::vector<std::string> expand_nodelist(const std::string& list);
+
+// Key=Value fields of one `scontrol show ... -o` line (values may hold spaces
+// only where Slurm quotes nothing: the line is split at " Key=" boundaries).
+std::map<std::string, std::string> parse_scontrol_line(const std::string& line);
+
+struct JobState {
+  std::string state;      // COMPLETED, CANCELLED, TIMEOUT, FAILED, RUNNING, ...
+  std::string reason;
+  std::string exit_code;  // "0:0"
+  std::string nodelist;
+};
+// `scontrol show job -o ID`; nullopt when Slurm no longer knows the job.
+std::optional<JobState> job_state(const std::string& job_id);
+
+struct SlurmNode {
+  std::string name, address, hostname;
+};
+// The nodes of a partition (the default one when empty) in a state that
+// takes jobs, from `scontrol show node -o` and sinfo.
+std::vector<SlurmNode> usable_nodes(const std::string& partition);
+
+// The node this process runs on, inside a job step: SLURMD_NODENAME (the
+// name given to `slurmd -N` where several share a machine), else the host's
+// short name.
+std::string this_slurm_node();
+
+}  // namespace dlcbench
