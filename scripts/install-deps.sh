@@ -22,6 +22,8 @@ packages=(
   # gVisor (--envs runsc, docker:runtime=runsc); scripts/with-docker.sh
   # registers it with the dockerd it starts, writing the config with jq.
   runsc jq
+  # Charliecloud's ch-run (--envs charliecloud): unprivileged, no daemon.
+  charliecloud-runtime
   # The HTML report's test opens it in a real browser, headless.
   chromium
   # The reference tools bench/micro_vs_tools compares the micro-benchmarks with.

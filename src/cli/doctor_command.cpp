@@ -53,7 +53,7 @@ RuntimeCheck check_runtime(const std::string& name, const fs::path& self_exe) {
   RuntimeCheck c;
   c.name = name;
   const EnvironmentRequest request = parse_environment_request(name);
-  c.installed = request.name == "host" || find_program(request.name).has_value();
+  c.installed = request.name == "host" || find_program(runtime_program(request.name)).has_value();
   const EnvironmentContext context{self_exe, fmt::format("doctor-{}", getpid()), /*noop_only=*/true,
                                    /*keep_images=*/false, /*image_extras=*/{}};
   auto env = make_environment(request, context);
@@ -339,11 +339,15 @@ nlohmann::json check_gpu() {
   }
   for (const auto& name : environment_names()) {
     if (name == "host" || name == "chroot") continue;
-    std::string method = name == "runsc" ? "none" : gpu_method(name, "auto", true);
+    const bool no_gpu = name == "runsc" || name == "charliecloud";
+    std::string method = no_gpu ? "none" : gpu_method(name, "auto", true);
     std::string how;
     if (name == "runsc")
       how = "gVisor (this runsc) has no GPU proxy: its sandboxes reach no GPU, so GPU cases run in the other "
             "runtimes";
+    else if (name == "charliecloud")
+      how = "dlcbench passes no GPU to ch-run (its image folder holds no driver libraries), so GPU cases run in "
+            "the other runtimes";
     else if (method == "toolkit")
       how = name == "docker" ? "the NVIDIA container toolkit: docker run --gpus all"
                              : "the NVIDIA container toolkit's CDI device: podman run --device nvidia.com/gpu=all";
@@ -375,7 +379,7 @@ void print_gpu(const nlohmann::json& g) {
   else
     std::cout << "GPU cases cannot run here: " << d["problem"].get<std::string>() << "\n";
   for (const auto& [name, c] : g["containers"].items())
-    std::cout << fmt::format("      {:<7} {}\n", name, c["how"].get<std::string>());
+    std::cout << fmt::format("      {:<12} {}\n", name, c["how"].get<std::string>());
 }
 
 int doctor(bool json) {
@@ -427,10 +431,10 @@ int doctor(bool json) {
                                  ? ", itself inside a container (" +
                                        fingerprint["container"]["detected_by"].get<std::string>() + ")"
                                  : "");
-    std::cout << fmt::format("{:<8} {:<14} {:<36} {}\n", "runtime", "status", "version", "start (noop container)");
+    std::cout << fmt::format("{:<12} {:<14} {:<36} {}\n", "runtime", "status", "version", "start (noop container)");
     for (const auto& c : checks) {
       const std::string status = !c.installed ? "missing" : c.starts ? "ok" : "cannot start";
-      std::cout << fmt::format("{:<8} {:<14} {:<36} {}\n", c.name, status, c.version.substr(0, 36),
+      std::cout << fmt::format("{:<12} {:<14} {:<36} {}\n", c.name, status, c.version.substr(0, 36),
                                c.starts ? fmt::format("{:.3f} s", c.start_seconds) : "-");
       if (c.details.contains("adjustments"))
         for (const auto& a : c.details["adjustments"]) std::cout << "         uses " << a.get<std::string>() << "\n";

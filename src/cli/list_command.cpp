@@ -83,9 +83,9 @@ void add_list_command(CLI::App& app, int& exit_code) {
     }
     std::cout << "environments:\n";
     for (const auto& e : environment_names()) {
-      std::string found = e == "host" ? "always" : (find_program(e) ? "installed" : "not installed");
+      std::string found = e == "host" ? "always" : (find_program(runtime_program(e)) ? "installed" : "not installed");
       const auto& keys = option_keys(e);
-      std::cout << fmt::format("  {:<10} {}{}\n", e, found,
+      std::cout << fmt::format("  {:<12} {}{}\n", e, found,
                                keys.empty() ? "" : fmt::format("; options: {}", fmt::join(keys, ", ")));
     }
     std::cout << "  (`dlcbench doctor` checks that each can start a container here)\n";

@@ -337,7 +337,7 @@ std::vector<std::string> default_environments() {
   std::vector<std::string> envs;
   for (const auto& name : environment_names())
     // chroot needs a root file system named with rootfs=: never found.
-    if (name == "host" || (name != "chroot" && find_program(name))) envs.push_back(name);
+    if (name == "host" || (name != "chroot" && find_program(runtime_program(name)))) envs.push_back(name);
   return envs;
 }
 
@@ -800,7 +800,7 @@ std::vector<EnvironmentRequest> ablation_environments(const RunOptions& o, Plan&
     throw UsageError("dlcbench explain runs the baseline, the environment it explains and that environment's "
                      "variants: leave --envs out (give --baseline for another baseline)");
   EnvironmentRequest explained = parse_environment_request(o.explain);
-  if (!find_program(explained.name) && explained.name != "host")
+  if (!find_program(runtime_program(explained.name)) && explained.name != "host")
     throw UsageError(fmt::format("dlcbench explain {}: {} is not installed: run `apt-get install {}` (or "
                                  "scripts/install-deps.sh)",
                                  o.explain, explained.name, explained.name == "runsc" ? "runsc" : explained.name));

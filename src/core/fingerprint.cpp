@@ -80,6 +80,9 @@ ContainerDetection detect_container(const fs::path& root) {
   };
   if (fs::exists(root / ".dockerenv")) found("docker", "/.dockerenv exists");
   if (fs::exists(root / "run/.containerenv")) found("podman", "/run/.containerenv exists");
+  // ch-run sets it in every container it starts (and sets no container=).
+  if (!env_or_empty("CH_RUNNING").empty() && root == "/")
+    found("charliecloud", "environment variable CH_RUNNING is set (Charliecloud's ch-run)");
   if (auto c = env_or_empty("container"); !c.empty() && root == "/")
     found(c, fmt::format("environment variable container={}", c));
   const std::string cg = read_small_file(root / "proc/1/cgroup");

@@ -155,6 +155,10 @@ AblationPlan plan_ablation(const EnvironmentRequest& env, const std::vector<std:
   if (env.name == "host")
     throw UsageError("dlcbench explain host: the host has no isolation to take away; name a container "
                      "environment, e.g. `dlcbench explain docker` or `dlcbench explain runsc`");
+  if (env.name == "charliecloud")
+    throw UsageError("dlcbench explain charliecloud: ch-run has no isolation option to take away (a user and a "
+                     "mount namespace only: no seccomp filter, cgroup limit, PID or network namespace); measure it "
+                     "against the host with `dlcbench run --envs host,charliecloud`");
   std::vector<AblationFeature> asked;
   for (const auto& name : features) {
     const auto feature = ablation_feature_from_name(name);

@@ -22,6 +22,8 @@ const std::vector<OptionInfo>& all_options() {
   static const std::vector<OptionInfo> all = {
       {"image", "image=NAME      image to run instead of the one dlcbench builds from its own binary"},
       {"rootfs", "rootfs=DIR      root file system to run instead of the one dlcbench builds (must hold /opt/dlcbench/bin/dlcbench)"},
+      {"image_dir", "image_dir=DIR   Charliecloud image folder to run instead of the one dlcbench builds (a user's "
+                    "command runs in yours); rootfs=DIR means the same"},
       {"runtime", "runtime=NAME    OCI runtime the engine uses: runc or crun for podman (default: runc, see `dlcbench "
                   "doctor`); runc or runsc (gVisor, registered with dockerd) for docker (default: dockerd's own)"},
       {"platform", "platform=NAME   gVisor's platform: ptrace (default; works in VMs and containers) or kvm (needs "
@@ -77,6 +79,8 @@ const std::vector<std::string>& option_keys(const std::string& environment) {
       // ipc=host.
       // A user's command in its image's root file system, without isolation.
       {"chroot", {"rootfs"}},
+      // ch-run: a folder, run in a user and a mount namespace; nothing else to set.
+      {"charliecloud", {"image_dir", "rootfs"}},
       {"runsc", {"rootfs", "platform", "file-access", "overlay", "cpus", "cpuset", "memory", "shm", "network",
                  "seccomp", "scratch"}},
   };
@@ -173,7 +177,9 @@ ContainerOptions parse_container_options(const std::string& env, const std::map<
     if (value.empty()) bad_value(env, key, value, "give a value after '='");
     if (key == "image") {
       o.image = value;
-    } else if (key == "rootfs") {
+    } else if (key == "rootfs" || key == "image_dir") {
+      // charliecloud's image_dir= is its rootfs=, in Charliecloud's words.
+      if (!o.rootfs.empty()) bad_value(env, key, value, "give image_dir= or rootfs=, not both");
       o.rootfs = value;
     } else if (key == "runtime") {
       o.runtime = one_of(env, key, value,

@@ -13,7 +13,7 @@ namespace dlcbench {
 
 struct ContainerOptions {
   std::string image;                           // docker, podman: image to run
-  std::string rootfs;                          // runc, crun, runsc: root file system to run
+  std::string rootfs;                          // runc, crun, runsc, chroot: root file system; charliecloud: image_dir
   std::string runtime;                         // podman: runc, crun; docker: runc, runsc
   std::string platform;                        // runsc: ptrace or kvm; empty: ptrace
   std::optional<double> cpus;                  // CPU quota in CPUs

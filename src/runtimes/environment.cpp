@@ -6,6 +6,7 @@
 #include "runtimes/container_options.h"
 #include "runtimes/engine.h"
 #include "runtimes/host.h"
+#include "runtimes/charliecloud.h"
 #include "runtimes/chroot.h"
 #include "runtimes/oci_runtime.h"
 
@@ -23,6 +24,7 @@ std::unique_ptr<Environment> make_environment(const EnvironmentRequest& request,
   if (request.name == "docker" || request.name == "podman") return make_engine_environment(request, context);
   if (request.name == "runc" || request.name == "crun" || request.name == "runsc") return make_oci_environment(request, context);
   if (request.name == "chroot") return make_chroot_environment(request, context);
+  if (request.name == "charliecloud") return make_charliecloud_environment(request, context);
   // parse_environment_request() accepts only the names above.
   throw UsageError(fmt::format("unknown environment '{}': valid environments are {}", request.name,
                                fmt::join(environment_names(), ", ")));

@@ -33,8 +33,11 @@ EnvironmentRequest parse_environment_request(const std::string& text);
 // options (and CPU lists) may hold commas. An environment listed again is
 // measured again, labelled "host#2".
 std::vector<EnvironmentRequest> parse_environment_list(const std::string& text);
-// host, docker, podman, runc, crun.
+// host, docker, podman, runc, crun, runsc, charliecloud, chroot.
 std::vector<std::string> environment_names();
+// The program an environment is installed with, to look for on PATH:
+// "ch-run" for charliecloud, "" for host, the name itself for the others.
+std::string runtime_program(const std::string& environment);
 
 struct WorkerLaunch {
   // worker: the dlcbench binary with worker_args and --data;

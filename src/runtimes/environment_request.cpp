@@ -27,7 +27,15 @@ bool is_environment_name(const std::string& name) {
 
 }  // namespace
 
-std::vector<std::string> environment_names() { return {"host", "docker", "podman", "runc", "crun", "runsc", "chroot"}; }
+std::vector<std::string> environment_names() {
+  return {"host", "docker", "podman", "runc", "crun", "runsc", "charliecloud", "chroot"};
+}
+
+std::string runtime_program(const std::string& environment) {
+  if (environment == "host") return "";
+  if (environment == "charliecloud") return "ch-run";
+  return environment;
+}
 
 // "host#2": the second of two identical environments (`--envs host,host`).
 std::string without_copy_suffix(const std::string& text) {

@@ -116,7 +116,7 @@ struct Runtimes {
 
 Runtimes usable_runtimes() {
   Runtimes r;
-  for (const std::string name : {"docker", "podman", "runc", "crun", "runsc"}) {
+  for (const std::string name : {"docker", "podman", "runc", "crun", "runsc", "charliecloud"}) {
     if (!testing::runtime_problem(name).empty()) continue;
     r.envs += "," + name;
     if (name == "docker" || name == "podman") r.engines.push_back(name);

@@ -182,7 +182,7 @@ TEST(Doctor, ListsEveryRuntimeWithVersionAndAFixForWhatIsMissing) {
       }
     }
   }
-  EXPECT_EQ(names, (std::vector<std::string>{"host", "docker", "podman", "runc", "crun", "runsc"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"host", "docker", "podman", "runc", "crun", "runsc", "charliecloud"}));
   // The BLAS check: the kernel against the CPU, and a real SGEMM probe.
   const json& blas = report["blas"];
   EXPECT_FALSE(blas["info"]["core"].get<std::string>().empty());
@@ -190,8 +190,8 @@ TEST(Doctor, ListsEveryRuntimeWithVersionAndAFixForWhatIsMissing) {
   EXPECT_GT(blas["sgemm_n2048_gflops"].get<double>(), 0);
   EXPECT_GT(blas["estimated_peak_gflops"].get<double>(), 0);
   auto text = testing::run_dlcbench({"doctor"}, {}, 600);
-  EXPECT_THAT(text.out, HasSubstr("runtime  status"));
-  EXPECT_THAT(text.out, HasSubstr("host     ok"));
+  EXPECT_THAT(text.out, HasSubstr("runtime      status"));
+  EXPECT_THAT(text.out, HasSubstr("host         ok"));
   // Each adjustment reads after "uses" (issue 18: crun's read "uses runs in a private mount namespace").
   EXPECT_THAT(text.out, Not(::testing::ContainsRegex("uses (runs|is|does) ")));
   EXPECT_THAT(text.out, HasSubstr("SGEMM n=2048"));
