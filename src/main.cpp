@@ -45,6 +45,7 @@ int main(int argc, char** argv) {
   add_list_command(app, exit_code);
   add_report_command(app, exit_code);
   add_doctor_command(app, exit_code);
+  add_k8s_command(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -18,6 +18,7 @@ void add_data_command(CLI::App& app, int& exit_code);
 void add_list_command(CLI::App& app, int& exit_code);
 void add_report_command(CLI::App& app, int& exit_code);
 void add_doctor_command(CLI::App& app, int& exit_code);
+void add_k8s_command(CLI::App& app, int& exit_code);  // Kubernetes Job manifests, one per node
 
 // The command line as the user typed it, recorded in the manifest.
 void set_invocation(int argc, char** argv);
