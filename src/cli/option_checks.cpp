@@ -4,9 +4,11 @@
 
 #include <charconv>
 #include <cmath>
+#include <iostream>
 
 #include <fmt/format.h>
 
+#include "cli/commands.h"
 #include "core/errors.h"
 #include "orchestrator/plan.h"
 
@@ -89,6 +91,18 @@ int usable_cpu_count() {
   CPU_ZERO(&set);
   if (sched_getaffinity(0, sizeof set, &set) != 0) return 1;
   return std::max(1, CPU_COUNT(&set));
+}
+
+int exit_code_of(const std::function<int()>& body) {
+  try {
+    return body();
+  } catch (const UsageError& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return kExitUsage;
+  } catch (const std::exception& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return kExitFailure;
+  }
 }
 
 }  // namespace dlcbench::cli

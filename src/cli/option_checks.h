@@ -48,6 +48,11 @@ CLI::Validator not_empty(const std::string& what);
 // validator: its message follows the option's name.
 CLI::Validator checked_by(std::function<void(const std::string&)> check);
 
+// Runs a command's body and gives the exit code it returns; a UsageError
+// thrown is bad input (2), any other error a failure (1), each printed as
+// "error: ...".
+int exit_code_of(const std::function<int()>& body);
+
 // CPUs this process may run on (its affinity), at least 1.
 int usable_cpu_count();
 

@@ -137,16 +137,13 @@ void add_report_command(CLI::App& app, int& exit_code) {
   cmd->add_option("-o,--output", *output, "Write to this file instead of standard output (- for standard output)")
       ->check(not_empty("a file to write, or - for standard output"));
   cmd->callback([=, &exit_code] {
-    try {
-      if (is_cluster_run(*dir)) {
-        exit_code = report_cluster(*dir, *format, *output);
-        return;
-      }
+    exit_code = exit_code_of([&] {
+      if (is_cluster_run(*dir)) return report_cluster(*dir, *format, *output);
       const LoadedRun run = load_run(*dir);
       for (const auto& note : run.analysis.notes)
         if (*format != "console") std::cerr << "note: " << note << "\n";
       write_output(render(run, *format), *output);
-      exit_code = run.analysis.comparable ? kExitOk : kExitNotComparable;
+      int code = run.analysis.comparable ? kExitOk : kExitNotComparable;
       if (run.analysis.results_lost())
         std::cerr << fmt::format("warning: the manifest records {}, results.jsonl holds {}: the report covers "
                                  "only what is left\n",
@@ -155,15 +152,10 @@ void add_report_command(CLI::App& app, int& exit_code) {
                                  run.analysis.launches_found);
       if (run.analysis.nothing_left()) {
         std::cerr << fmt::format("error: nothing measured is left in {}: every cell is n/a\n", *dir);
-        exit_code = kExitFailure;
+        code = kExitFailure;
       }
-    } catch (const UsageError& e) {
-      std::cerr << "error: " << e.what() << "\n";
-      exit_code = kExitUsage;
-    } catch (const std::exception& e) {
-      std::cerr << "error: " << e.what() << "\n";
-      exit_code = kExitFailure;
-    }
+      return code;
+    });
   });
 
   auto* compare = app.add_subcommand("compare", "Compare two runs case by case: B relative to A");
@@ -176,20 +168,14 @@ void add_report_command(CLI::App& app, int& exit_code) {
       ->required()
       ->check(not_empty("a results/<run-id> folder"));
   compare->callback([=, &exit_code] {
-    try {
+    exit_code = exit_code_of([&] {
       const LoadedRun ra = load_run(*a), rb = load_run(*b);
       Comparison c = compare_runs(ra.analysis, rb.analysis, *a, *b);
       for (const auto& n : ra.analysis.notes) c.notes.push_back(fmt::format("{}: {}", *a, n));
       for (const auto& n : rb.analysis.notes) c.notes.push_back(fmt::format("{}: {}", *b, n));
       std::cout << render_comparison(c);
-      exit_code = c.rows.empty() ? kExitFailure : kExitOk;
-    } catch (const UsageError& e) {
-      std::cerr << "error: " << e.what() << "\n";
-      exit_code = kExitUsage;
-    } catch (const std::exception& e) {
-      std::cerr << "error: " << e.what() << "\n";
-      exit_code = kExitFailure;
-    }
+      return c.rows.empty() ? kExitFailure : kExitOk;
+    });
   });
 }
 

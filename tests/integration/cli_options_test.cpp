@@ -255,6 +255,36 @@ std::vector<OptionRow> option_table(const Fixture& f) {
                   "empty, folders that hold no run", f.run.string(), 0, "", "folder"});
   rows.push_back({"b", {"compare", f.run.string()}, false, true, {empty, "/nonexistent-dlcbench-run"},
                   "empty, folders that hold no run", f.run.string(), 0, "", "folder"});
+  // k8s: the manifests go to a folder of each row's own (an accepted value
+  // writes them; f.out must stay empty).
+  auto k8s = [&](const std::string& without) {
+    std::vector<std::string> args = {"k8s", "--out", (f.dir / ("k8s" + without)).string(), "--workloads", "fcn5"};
+    for (const auto& [option, value] : std::vector<std::pair<std::string, std::string>>{
+             {"--nodes", "node-a"}, {"--image", "registry.example.com/dlcbench:1"}, {"--data", "synthetic"}})
+      if (option != without) args.insert(args.end(), {option, value});
+    return args;
+  };
+  rows.push_back({"--nodes", k8s("--nodes"), false, false, {empty, "Node-A", "node_a", "a,a", "a..b"},
+                  "empty, capitals, '_', a node twice, not a DNS subdomain", "ip-10-0-0-1.ec2.internal", 0, "",
+                  "--nodes"});
+  rows.push_back({"--namespace", k8s("-namespace"), false, false, {empty, "Bench", "a.b", std::string(64, 'a')},
+                  "empty, not a DNS-1123 label", std::string(63, 'a'), 0, "", "--namespace"});
+  rows.push_back({"--results-path", k8s("-results-path"), false, false, {empty, "results"}, "empty, relative",
+                  "/var/lib/dlcbench/results", 0, "", "--results-path"});
+  rows.push_back({"--results-claim", k8s("-results-claim"), false, false, {empty, "Claim", "a_b"},
+                  "empty, not a DNS-1123 subdomain", "claim-1.results", 0, "", "--results-claim"});
+  rows.push_back({"--run-id", k8s("-run-id"), false, false, {empty, "Run-1", "-r", std::string(25, 'r')},
+                  "empty, not a DNS-1123 label of at most 24", std::string(24, 'r'), 0, "", "--run-id"});
+  rows.push_back({"--deadline", k8s("-deadline"), false, false, {empty, "0", "-1", "1.5", "604801"},
+                  "empty, 0, negative, fractional, above a week", "604800", 0, "", "--deadline"});
+  for (const std::string option : {"--cpu-request", "--cpu-limit", "--memory-request", "--memory-limit"})
+    rows.push_back({option, k8s(option.substr(1)), false, false, {empty, "0", "-1", "two", "1GB"},
+                    "empty, 0, negative, not a Kubernetes quantity", "1m", 0, "", option});
+  rows.push_back({"--pod-env", k8s("-pod-env"), false, false, {empty, "NAME", "1 X=y", "DLCBENCH_NODE=x"},
+                  "empty, without =, a name Kubernetes refuses, the node's variable", "A=", 0, "", "--pod-env"});
+  rows.push_back({"--save-image", k8s("-save-image"), false, false, {empty, "/nonexistent-dlcbench-folder/rootfs.tar"},
+                  "empty, files in folders that do not exist", (f.dir / "rootfs.tar").string(), 0, "wrote",
+                  "--save-image"});
   // Doctor exits 1 where an installed runtime cannot start containers.
   rows.push_back({"--json", {"doctor"}, true, false, {"maybe"}, "values other than true, false or a count", "", -1, "",
                   "--json"});
@@ -338,6 +368,7 @@ TEST(CliOptionsTable, CoversEveryOptionOfEveryCommand) {
   cli::add_list_command(app, exit_code);
   cli::add_report_command(app, exit_code);
   cli::add_doctor_command(app, exit_code);
+  cli::add_k8s_command(app, exit_code);
   Fixture f;
   std::set<std::string> in_table;
   for (const auto& row : option_table(f)) in_table.insert(row.option);
