@@ -24,6 +24,10 @@ packages=(
   runsc jq
   # Charliecloud's ch-run (--envs charliecloud): unprivileged, no daemon.
   charliecloud-runtime
+  # run --slurm: the Slurm client commands, and for the tests a local cluster
+  # (scripts/with-slurm.sh starts munged, slurmctld and slurmd itself; no
+  # service is enabled).
+  slurm-wlm slurm-client munge
   # The HTML report's test opens it in a real browser, headless.
   chromium
   # The reference tools bench/micro_vs_tools compares the micro-benchmarks with.

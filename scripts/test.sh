@@ -31,6 +31,11 @@ tests/gpu_unit_tests --gtest_brief=1
 # containers and image tag.
 DLCBENCH_REQUIRE_DOCKER=1 DLCBENCH_REQUIRE_RUNTIMES=1 DLCBENCH_REQUIRE_BROWSER=1 \
   ../scripts/with-docker.sh ctest -L 'integration|faults' -j 2 --output-on-failure --timeout 900
+# run --slurm against a real local cluster: munged, slurmctld and two slurmd
+# nodes on this machine, started and stopped by their PIDs by with-slurm.sh
+# (about 6 minutes; the nodes take turns on the machine, so alone).
+DLCBENCH_REQUIRE_SLURM=1 ../scripts/with-docker.sh ../scripts/with-slurm.sh \
+  ctest -L cluster --output-on-failure --timeout 1800
 # The GPU check rehearsed in a container that stands in for the bare GPU
 # machine (no development packages, no network): it must build from the
 # repository and gpu-bundle.tar.gz alone and say "no GPU" cleanly.

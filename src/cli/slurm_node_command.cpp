@@ -85,6 +85,13 @@ int run_node(const NodeStepOptions& o) {
     const auto eq = entry.find('=');
     if (eq != std::string::npos && entry.substr(0, eq) == node) quota = std::stod(entry.substr(eq + 1));
   }
+  std::error_code error;
+  fs::create_directories(folder.parent_path(), error);
+  if (error) {
+    std::cerr << fmt::format("error: slurm-node {}: cannot create {}: {}\n", node, folder.parent_path().string(),
+                             error.message());
+    return kExitFailure;
+  }
   std::vector<std::string> argv = {self, "run"};
   if (fs::is_regular_file(folder / "manifest.json")) {
     std::cerr << fmt::format("slurm-node {}: continuing {}\n", node, folder.string());
@@ -171,7 +178,7 @@ void add_slurm_node_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--base", o->base);
   cmd->add_option("--cluster-run", o->cluster_run);
   cmd->add_option("--seed", o->seed);
-  cmd->add_option("--cpu-quota", o->cpu_quota);
+  cmd->add_option("--cpu-quota", o->cpu_quota)->allow_extra_args(false);
   cmd->add_option("--send", o->send);
   cmd->add_option("--receive", o->receive);
   cmd->add_option("--remove", o->remove);

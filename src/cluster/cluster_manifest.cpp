@@ -73,8 +73,8 @@ void from_json(const nlohmann::json& j, ClusterManifest& m) {
     m.request.time_limit = a.value("time", "");
     m.request.sbatch_args = a.value("sbatch_arguments", std::vector<std::string>{});
     m.request.stage = m.stage_folder;
-    for (const auto& [node, cpus] : a.value("cpu_quota", nlohmann::json::object()).items())
-      m.request.cpu_quota[node] = cpus.get<double>();
+    const nlohmann::json quota = a.value("cpu_quota", nlohmann::json::object());
+    for (const auto& [node, cpus] : quota.items()) m.request.cpu_quota[node] = cpus.get<double>();
     m.jobs.clear();
     for (const auto& jj : j.value("jobs", nlohmann::json::array())) {
       ClusterJob job;

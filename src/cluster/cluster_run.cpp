@@ -109,7 +109,12 @@ JobOutcome submit_and_wait(const ClusterManifest& m, const fs::path& dir, const 
     step.insert(step.end(), {"--cpu-quota", fmt::format("{}={}", node, cpus)});
   step.push_back("--");
   step.insert(step.end(), m.node_arguments.begin(), m.node_arguments.end());
-  const auto argv = sbatch_argv(m.request, "dlcbench-" + m.run_id, (base / "slurm-%j.out").string(),
+  // Slurm opens the job's output before the script runs and makes no folder
+  // for it: a stage folder does not exist yet on the first node, so a staged
+  // job's output is not kept (each node's run folder records what it did).
+  const std::string output =
+      m.transfer == ResultsTransfer::shared ? (base / "slurm-%j.out").string() : std::string("/dev/null");
+  const auto argv = sbatch_argv(m.request, "dlcbench-" + m.run_id, output,
                                 script.string(), step, only_nodes);
   ProcessSpec spec;
   spec.argv = argv;
