@@ -1252,11 +1252,15 @@ void add_cluster_options(CLI::App* cmd, RunOptions& o) {
   cmd->add_option("--sbatch-arg", o.slurm.sbatch_args,
                   "--slurm: one more argument for sbatch, passed as is (repeat for more; write --sbatch-arg=--exclusive)")
       ->allow_extra_args(false)
+      ->check(not_empty("an argument for sbatch, e.g. --sbatch-arg=--exclusive"))
       ->group(group);
   cmd->add_option("--stage", o.slurm.stage,
                   "--slurm: a node-local folder each node writes its results in; copied back into the run folder "
                   "after the job (default: the nodes write into the run folder, which must be shared)")
-      ->check(not_empty("an absolute node-local folder, e.g. /tmp/dlcbench"))
+      ->check(checked_by([](const std::string& dir) {
+        if (!fs::path(dir).is_absolute())
+          throw UsageError("give an absolute node-local folder, e.g. /tmp/dlcbench (each node resolves it alone)");
+      }))
       ->group(group);
   cmd->add_flag("--shared-folder", o.slurm.shared_folder,
                 "--slurm: the run folder is on a file system every node sees (when dlcbench cannot tell)")
@@ -1265,6 +1269,17 @@ void add_cluster_options(CLI::App* cmd, RunOptions& o) {
                   "--slurm: NODE=CPUS: run everything on that node under a CPU quota (a node made slow on purpose, "
                   "to check that the report shows it as node spread)")
       ->allow_extra_args(false)
+      ->check(checked_by([](const std::string& entry) {
+        const auto eq = entry.find('=');
+        double cpus = 0;
+        try {
+          cpus = eq == std::string::npos ? 0 : std::stod(entry.substr(eq + 1));
+        } catch (const std::exception&) {
+          cpus = 0;
+        }
+        if (eq == std::string::npos || eq == 0 || !(cpus > 0))
+          throw UsageError("give NODE=CPUS, e.g. node7=0.5 (CPUs, above 0)");
+      }))
       ->group(group);
   cmd->add_option("--run-id", o.run_id,
                   "Name of the run's folder under --out, and of its containers (default: the time and a random part)")
@@ -1277,10 +1292,25 @@ void add_cluster_options(CLI::App* cmd, RunOptions& o) {
                 "Each launch waits until no launch of another run started with --take-turns runs on this machine "
                 "(the nodes of a test cluster share one machine; `run --slurm` sets it)");
   // Set by `slurm-node` for a node's part of a cluster run; not for users.
-  cmd->add_option("--run-folder", o.run_folder)->group("");
-  cmd->add_option("--cluster-run", o.cluster_run)->group("");
-  cmd->add_option("--cluster-node", o.cluster_node)->group("");
-  cmd->add_option("--cgroup-parent", o.cgroup_parent)->group("");
+  // Shown in a group of their own: CLI11 names a hidden option in no error.
+  const std::string node_group = "Set by run --slurm on each node (not for users)";
+  const auto absolute = [](const std::string& what) {
+    return checked_by([what](const std::string& path) {
+      if (path.empty() || path[0] != '/') throw UsageError("give " + what);
+    });
+  };
+  cmd->add_option("--run-folder", o.run_folder, "This node's run folder")
+      ->check(absolute("an absolute folder"))
+      ->group(node_group);
+  cmd->add_option("--cluster-run", o.cluster_run, "The cluster run's id")
+      ->check(not_empty("a cluster run's id"))
+      ->group(node_group);
+  cmd->add_option("--cluster-node", o.cluster_node, "This node's name")
+      ->check(not_empty("a node's name"))
+      ->group(node_group);
+  cmd->add_option("--cgroup-parent", o.cgroup_parent, "The cgroup the containers go under (a node under a CPU quota)")
+      ->check(absolute("a cgroup from the root, e.g. /dlcbench-node-x"))
+      ->group(node_group);
 }
 
 void add_command_options(CLI::App* cmd, RunOptions& o) {

@@ -182,8 +182,20 @@ std::vector<OptionRow> option_table(const Fixture& f) {
   run_row("--margin", {empty, "0", "-2%", not_number, "100%"}, "0 or below, 100% or above, not numbers", "2%");
   run_row("--max-time", {empty, "0", "-5m", not_number, "5x", "1h30", "nan"},
           "0 or below, unknown units, a number without its unit after another, not numbers", "1h30m");
+  // run --slurm's knobs (checked before a dry run; Slurm itself checks the rest).
+  run_row("--nodes", {empty, "0", "-1", not_number}, "below 1, not whole numbers", "2");
+  for (const char* text : {"--nodelist", "--partition", "--account", "--time", "--sbatch-arg", "--cluster-run",
+                           "--cluster-node"})
+    run_row(text, {empty}, "empty", "x");
+  run_row("--stage", {empty, "relative/stage"}, "empty, relative folders", "/tmp/dlcbench-stage");
+  run_row("--node-cpu-quota", {empty, "node1", "=0.5", "node1=0", "node1=x"}, "not NODE=CPUS with CPUS above 0",
+          "node1=0.5");
+  run_row("--run-id", {empty, ".hidden", "-dash", "a/b", "a b"}, "empty, characters other than letters, digits, - _ .",
+          "my-run_1.0");
+  run_row("--run-folder", {empty, "relative/run"}, "empty, relative folders", (f.out / "named").string());
+  run_row("--cgroup-parent", {empty, "relative"}, "empty, not starting with /", "/dlcbench-node-x");
   for (const char* flag : {"--keep-images", "--allow-mismatch", "--dry-run", "--pin-threads", "--no-pin-threads",
-                           "--hold-samples", "--no-hold-samples"}) {
+                           "--hold-samples", "--no-hold-samples", "--slurm", "--shared-folder", "--take-turns"}) {
     run_row(flag, {"maybe"}, "values other than true, false or a count", "");
     rows.back().flag = true;
     // CLI11 names a negated flag by its positive name ("--pin-threads = maybe").
