@@ -908,18 +908,8 @@ ClusterMembership cluster_membership(const std::string& run, const std::string& 
 int run_on_slurm(const RunOptions& o, const Plan& plan, const std::vector<std::string>& command_line) {
   ClusterRunStart start;
   start.request = o.slurm;
-  for (const auto& entry : o.node_cpu_quota) {
-    const auto eq = entry.find('=');
-    double cpus = 0;
-    try {
-      cpus = eq == std::string::npos ? 0 : std::stod(entry.substr(eq + 1));
-    } catch (const std::exception&) {
-      cpus = 0;
-    }
-    if (eq == std::string::npos || eq == 0 || !(cpus > 0))
-      throw UsageError(fmt::format("--node-cpu-quota {}: give NODE=CPUS, e.g. node7=0.5 (CPUs, above 0)", entry));
-    start.request.cpu_quota[entry.substr(0, eq)] = cpus;
-  }
+  // Checked when parsed (add_cluster_options).
+  for (const auto& entry : o.node_cpu_quota) start.request.cpu_quota.insert(parse_node_cpu_quota(entry));
   start.check = check_cluster_request(start.request, o.out);
   if (start.request.nodelist.empty()) start.request.nodes = start.check.nodes;  // every node found, when none given
   // Past "run": the user's options as typed, less the cluster's own.
@@ -1269,17 +1259,7 @@ void add_cluster_options(CLI::App* cmd, RunOptions& o) {
                   "--slurm: NODE=CPUS: run everything on that node under a CPU quota (a node made slow on purpose, "
                   "to check that the report shows it as node spread)")
       ->allow_extra_args(false)
-      ->check(checked_by([](const std::string& entry) {
-        const auto eq = entry.find('=');
-        double cpus = 0;
-        try {
-          cpus = eq == std::string::npos ? 0 : std::stod(entry.substr(eq + 1));
-        } catch (const std::exception&) {
-          cpus = 0;
-        }
-        if (eq == std::string::npos || eq == 0 || !(cpus > 0))
-          throw UsageError("give NODE=CPUS, e.g. node7=0.5 (CPUs, above 0)");
-      }))
+      ->check(checked_by([](const std::string& entry) { parse_node_cpu_quota(entry); }))
       ->group(group);
   cmd->add_option("--run-id", o.run_id,
                   "Name of the run's folder under --out, and of its containers (default: the time and a random part)")

@@ -81,10 +81,8 @@ int run_node(const NodeStepOptions& o) {
   const fs::path folder = node_run_folder(o.base, node);
   const std::string self = fs::read_symlink("/proc/self/exe").string();
   std::optional<double> quota;
-  for (const auto& entry : o.cpu_quota) {
-    const auto eq = entry.find('=');
-    if (eq != std::string::npos && entry.substr(0, eq) == node) quota = std::stod(entry.substr(eq + 1));
-  }
+  for (const auto& entry : o.cpu_quota)
+    if (const auto [name, cpus] = parse_node_cpu_quota(entry); name == node) quota = cpus;
   std::error_code error;
   fs::create_directories(folder.parent_path(), error);
   if (error) {

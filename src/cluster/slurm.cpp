@@ -25,6 +25,19 @@ std::string slurm_message(const CapturedOutput& c) {
 
 }  // namespace
 
+std::pair<std::string, double> parse_node_cpu_quota(const std::string& entry) {
+  const auto eq = entry.find('=');
+  double cpus = 0;
+  try {
+    cpus = eq == std::string::npos ? 0 : std::stod(entry.substr(eq + 1));
+  } catch (const std::exception&) {
+    cpus = 0;
+  }
+  if (eq == std::string::npos || eq == 0 || !(cpus > 0))
+    throw UsageError("give NODE=CPUS, e.g. node7=0.5 (CPUs, above 0)");
+  return {entry.substr(0, eq), cpus};
+}
+
 void check_slurm_answers() {
   for (const char* program : {"sbatch", "srun", "scontrol", "sinfo"})
     if (!find_program(program))

@@ -6,6 +6,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace dlcbench {
@@ -27,6 +28,10 @@ struct SlurmRequest {
   // made slow on purpose, to see it as node spread.
   std::map<std::string, double> cpu_quota;
 };
+
+// One --node-cpu-quota entry, NODE=CPUS, as (node, CPUs). Throws UsageError
+// for anything else, or CPUs not above 0.
+std::pair<std::string, double> parse_node_cpu_quota(const std::string& entry);
 
 // Throws UsageError when sbatch, srun or scontrol is missing, or when no
 // controller answers, saying what to install or start.
