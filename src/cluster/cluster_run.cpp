@@ -350,7 +350,7 @@ ClusterCheck check_cluster_request(const SlurmRequest& request, const fs::path& 
   else if (on_shared_file_system(out, fs_type)) check.why_shared = "on " + fs_type;
   else
     throw UsageError(fmt::format(
-        "--slurm: the run folder {} is on a local file system ({}) and the nodes are other machines, so their "
+        "--slurm: the run folder {} is on a local {} file system and the nodes are other machines, so their "
         "results would not reach it: give --stage DIR (a node-local folder; each node's results are copied back "
         "after the job), put --out on a shared file system, or pass --shared-folder if it is shared after all",
         fs::absolute(out).string(), fs_type));
