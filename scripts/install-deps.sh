@@ -28,6 +28,9 @@ packages=(
   # (scripts/with-slurm.sh starts munged, slurmctld and slurmd itself; no
   # service is enabled).
   slurm-wlm slurm-client munge
+  # run --slurm --allreduce: dlcbench-allreduce is built against Open MPI
+  # (ranks launched by srun --mpi=pmix).
+  libopenmpi-dev openmpi-bin
   # The HTML report's test opens it in a real browser, headless.
   chromium
   # The reference tools bench/micro_vs_tools compares the micro-benchmarks with.

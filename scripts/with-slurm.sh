@@ -160,7 +160,14 @@ if [ ! -s "$state/slurmctld.pid" ]; then
 fi
 pids+=("$(cat "$state/slurmctld.pid")")
 for name in "${node_names[@]}"; do
-  slurmd -f "$SLURM_CONF" -N "$name" 2>"$state/slurmd-$name.start.log"
+  # Each node reads slurm.conf (the same file's copy) from a folder of its
+  # own, beside an mpi.conf of its own: srun --mpi=pmix makes a folder named
+  # by the job step alone under PMIxCliTmpDirBase, which the nodes of one
+  # machine must not share.
+  mkdir -p "$state/conf/$name" "$state/pmix/$name"
+  cp "$SLURM_CONF" "$state/conf/$name/slurm.conf"
+  echo "PMIxCliTmpDirBase=$state/pmix/$name" >"$state/conf/$name/mpi.conf"
+  slurmd -f "$state/conf/$name/slurm.conf" -N "$name" 2>"$state/slurmd-$name.start.log"
   for _ in $(seq 100); do [ -s "$state/slurmd-$name.pid" ] && break; sleep 0.1; done
   if [ ! -s "$state/slurmd-$name.pid" ]; then
     echo "with-slurm: slurmd -N $name did not start:" >&2

@@ -46,6 +46,7 @@ int main(int argc, char** argv) {
   add_report_command(app, exit_code);
   add_doctor_command(app, exit_code);
   add_slurm_node_command(app, exit_code);
+  add_slurm_allreduce_command(app, exit_code);
   add_k8s_command(app, exit_code);
   try {
     app.parse(argc, argv);

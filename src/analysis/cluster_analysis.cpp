@@ -1,11 +1,13 @@
 #include "analysis/cluster_analysis.h"
 
 #include <algorithm>
+#include <fstream>
 #include <cmath>
 #include <set>
 
 #include <fmt/format.h>
 
+#include "cluster/allreduce_run.h"
 #include "core/results_file.h"
 #include "orchestrator/plan.h"
 #include "orchestrator/resume.h"
@@ -175,6 +177,70 @@ std::vector<Mismatch> compare_node_fingerprints(const nlohmann::json& reference,
   return differences;
 }
 
+double allreduce_bus_gbps(long bytes, double seconds, int ranks) {
+  if (!(seconds > 0) || ranks < 1) return 0;
+  return static_cast<double>(bytes) / seconds * 2.0 * (ranks - 1) / ranks / 1e9;
+}
+
+AllreduceFigures analyze_allreduce(const fs::path& dir, const ClusterAllreduce& described, double margin) {
+  AllreduceFigures f;
+  f.rounds = described.rounds;
+  f.iterations = described.iterations;
+  f.left_out = described.left_out;
+  f.status = described.status;
+  f.error = described.error;
+  f.baseline = described.environments.empty() ? "" : described.environments.front();
+  for (const auto& env : described.environments)
+    if (env == "host") f.baseline = env;
+  for (const auto& env : described.environments)
+    if (env != f.baseline) f.environments.push_back(env);
+  // size -> environment -> (round, run value), and every call's seconds.
+  struct Side {
+    std::vector<double> values, calls;
+    std::vector<int> rounds;
+  };
+  std::map<long, std::map<std::string, Side>> by_size;
+  std::ifstream in(dir / kAllreduceResultsFile);
+  for (std::string text; std::getline(in, text);) {
+    const nlohmann::json line = nlohmann::json::parse(text, nullptr, false);
+    if (!line.is_object()) continue;
+    const std::string env = line.value("env", "");
+    const int round = line.value("round", -1);
+    if (line.contains("error")) {
+      f.failures.push_back(fmt::format("{}, round {}: {}", env, round + 1, line.value("error", "")));
+      continue;
+    }
+    if (!line.contains("bytes") || !line.value("correct", false)) continue;
+    const auto seconds = line.value("seconds", std::vector<double>{});
+    if (seconds.empty()) continue;
+    Side& side = by_size[line.value("bytes", 0L)][env];
+    side.values.push_back(mean(seconds));
+    side.rounds.push_back(round);
+    side.calls.insert(side.calls.end(), seconds.begin(), seconds.end());
+    f.ranks = line.value("ranks", 0);
+    if (f.nodes.empty()) f.nodes = line.value("nodes", std::vector<std::string>{});
+    if (f.mpi_library.empty()) f.mpi_library = line.value("mpi_library", "");
+  }
+  for (const auto& [bytes, sides] : by_size) {
+    AllreduceSize size;
+    size.bytes = bytes;
+    for (const auto& [env, side] : sides) {
+      size.median_seconds[env] = median(side.calls);
+      size.bus_gbps[env] = allreduce_bus_gbps(bytes, size.median_seconds[env], f.ranks);
+    }
+    const auto base = sides.find(f.baseline);
+    for (const auto& env : f.environments) {
+      const auto side = sides.find(env);
+      if (base == sides.end() || side == sides.end()) continue;
+      size.overheads[env] = compare_figures(env, {side->second.values, side->second.rounds},
+                                            {base->second.values, base->second.rounds}, ComparisonWording::overhead,
+                                            margin);
+    }
+    f.sizes.push_back(std::move(size));
+  }
+  return f;
+}
+
 ClusterAnalysis analyze_cluster(const fs::path& dir) {
   ClusterAnalysis a;
   a.manifest = read_cluster_manifest(dir);
@@ -197,6 +263,7 @@ ClusterAnalysis analyze_cluster(const fs::path& dir) {
   }
   const double margin = reference ? reference->analysis.margin : kDefaultEquivalenceMargin;
   for (const auto& id : case_ids) a.cases.push_back(analyze_case(id, a.nodes, a.baseline, margin));
+  if (a.manifest.allreduce) a.allreduce = analyze_allreduce(dir, *a.manifest.allreduce, margin);
   if (!reference) {
     a.notes.push_back("no node's results are in this run folder yet");
     return a;

@@ -65,6 +65,35 @@ struct NodeDifference {
   Mismatch mismatch;
 };
 
+// `run --slurm --allreduce` (cluster/allreduce_run.h): one message size.
+// A round's run value is the mean of its timed calls (each the slowest
+// rank's time), so the overhead is paired by round as in the nodes' cases.
+struct AllreduceSize {
+  long bytes = 0;
+  std::map<std::string, double> median_seconds;  // environment -> the median call over every round
+  std::map<std::string, double> bus_gbps;        // environment -> bus bandwidth at that median (GB/s)
+  std::map<std::string, Overhead> overheads;     // environment -> against the baseline
+};
+
+struct AllreduceFigures {
+  std::string baseline;                   // the host, where it ran
+  std::vector<std::string> environments;  // compared with it, in the order given
+  std::vector<std::string> nodes;         // one rank on each
+  std::string mpi_library;
+  int ranks = 0, rounds = 0, iterations = 0;
+  std::vector<AllreduceSize> sizes;
+  std::vector<std::string> failures;      // "docker:network=host, round 2: why"
+  std::vector<std::string> left_out;      // environments it could not run in, with why
+  std::string status, error;              // as cluster.json has them
+};
+
+// The figures of allreduce.jsonl in `dir`, with the manifest's description.
+AllreduceFigures analyze_allreduce(const std::filesystem::path& dir, const ClusterAllreduce& described, double margin);
+
+// Bus bandwidth of an all-reduce (as nccl-tests define it): the bytes each
+// rank sends and receives per second, bytes / seconds * 2 (ranks - 1) / ranks.
+double allreduce_bus_gbps(long bytes, double seconds, int ranks);
+
 struct ClusterAnalysis {
   ClusterManifest manifest;
   std::string baseline;
@@ -72,6 +101,7 @@ struct ClusterAnalysis {
   std::vector<ClusterCase> cases;
   std::vector<NodeDifference> differences;
   std::vector<std::string> notes;
+  std::optional<AllreduceFigures> allreduce;  // run --slurm --allreduce
   bool complete() const;  // every node found, nothing missing
 };
 

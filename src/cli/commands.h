@@ -20,6 +20,7 @@ void add_report_command(CLI::App& app, int& exit_code);
 void add_doctor_command(CLI::App& app, int& exit_code);
 // What a job step of `run --slurm` runs on its node (hidden from --help).
 void add_slurm_node_command(CLI::App& app, int& exit_code);
+void add_slurm_allreduce_command(CLI::App& app, int& exit_code);
 void add_k8s_command(CLI::App& app, int& exit_code);  // Kubernetes Job manifests, one per node
 
 // The command line as the user typed it, recorded in the manifest.

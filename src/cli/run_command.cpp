@@ -21,6 +21,7 @@
 #include "backends/backend.h"
 #include "cli/commands.h"
 #include "cli/option_checks.h"
+#include "cluster/allreduce_run.h"
 #include "cluster/cluster_manifest.h"
 #include "cluster/cluster_run.h"
 #include "cluster/slurm.h"
@@ -285,6 +286,9 @@ struct RunOptions {
   // `run --slurm`: the plan on every node of an allocation (cluster/cluster_run.h).
   SlurmRequest slurm;
   std::vector<std::string> node_cpu_quota;  // NODE=CPUS
+  bool allreduce = false;                   // --allreduce (cluster/allreduce_run.h)
+  std::string allreduce_sizes;
+  int allreduce_iterations = 50;
   std::string run_id;        // the run's folder name under --out and its containers' label; empty: made up
   bool take_turns = false;   // hold the machine's turn for each launch (core/machine_turn.h)
   // A node's part of a cluster run (set by `slurm-node`, not by users): its
@@ -920,6 +924,16 @@ int run_on_slurm(const RunOptions& o, const Plan& plan, const std::vector<std::s
   start.command_line = command_line;
   start.self_exe = fs::read_symlink("/proc/self/exe");
   start.cancel = &g_interrupted;
+  if (o.allreduce) {
+    ClusterAllreduce a;
+    a.environments = allreduce_environments(plan.environments, a.left_out);
+    a.sizes_bytes = o.allreduce_sizes.empty() ? AllreduceRequest{}.sizes_bytes : parse_allreduce_sizes(o.allreduce_sizes);
+    a.iterations = o.allreduce_iterations;
+    a.warmup = AllreduceRequest{}.warmup;
+    a.rounds = plan.runs;
+    for (const auto& why : a.left_out) std::cerr << "warning: --allreduce: left out " << why << "\n";
+    start.allreduce = a;
+  }
   std::string run_id = o.run_id;
   const fs::path dir = create_run_folder(o.out, run_id, o.run_id);
   return run_cluster(start, dir, run_id);
@@ -1222,7 +1236,7 @@ void add_control_options(CLI::App* cmd, RunOptions& o) {
 // `run --slurm` and its knobs, and the options a node's part of it gets.
 void add_cluster_options(CLI::App* cmd, RunOptions& o) {
   const std::string group = "Cluster (Slurm)";
-  cmd->add_flag("--slurm", o.slurm.enabled,
+  CLI::Option* slurm = cmd->add_flag("--slurm", o.slurm.enabled,
                 "Run the plan on every node of a Slurm allocation (sbatch, one job step per node), each node's "
                 "results in nodes/<node>/ of one run folder, and report them merged")
       ->group(group);
@@ -1260,6 +1274,19 @@ void add_cluster_options(CLI::App* cmd, RunOptions& o) {
                   "to check that the report shows it as node spread)")
       ->allow_extra_args(false)
       ->check(checked_by([](const std::string& entry) { parse_node_cpu_quota(entry); }))
+      ->group(group);
+  cmd->add_flag("--allreduce", o.allreduce,
+                "--slurm: after the nodes' runs, time an MPI all-reduce across them (Open MPI, one rank per node, "
+                "srun --mpi=pmix) on the host and in each container environment, --runs rounds")
+      ->needs(slurm)
+      ->group(group);
+  cmd->add_option("--allreduce-sizes", o.allreduce_sizes,
+                  "--allreduce: message sizes in bytes (K, M, G: powers of 1024; default 8K,1M,16M)")
+      ->check(checked_by([](const std::string& text) { parse_allreduce_sizes(text); }))
+      ->group(group);
+  cmd->add_option("--allreduce-iterations", o.allreduce_iterations,
+                  "--allreduce: timed calls per size and round (default 50, after 5 untimed)")
+      ->check(CLI::PositiveNumber)
       ->group(group);
   cmd->add_option("--run-id", o.run_id,
                   "Name of the run's folder under --out, and of its containers (default: the time and a random part)")

@@ -47,6 +47,12 @@ void to_json(nlohmann::json& j, const ClusterManifest& m) {
        {"started_at", m.started_at},
        {"ended_at", m.ended_at},
        {"status", m.status}};
+  if (m.allreduce) {
+    const ClusterAllreduce& a = *m.allreduce;
+    j["allreduce"] = {{"environments", a.environments}, {"left_out", a.left_out}, {"sizes_bytes", a.sizes_bytes},
+                      {"iterations", a.iterations},     {"warmup", a.warmup},     {"rounds", a.rounds},
+                      {"job", a.job},                   {"status", a.status},     {"error", a.error}};
+  }
 }
 
 void from_json(const nlohmann::json& j, ClusterManifest& m) {
@@ -92,6 +98,21 @@ void from_json(const nlohmann::json& j, ClusterManifest& m) {
     m.started_at = j.value("started_at", "");
     m.ended_at = j.value("ended_at", "");
     m.status = j.value("status", "running");
+    m.allreduce.reset();
+    if (j.contains("allreduce")) {
+      const auto& aj = j.at("allreduce");
+      ClusterAllreduce ar;
+      ar.environments = aj.value("environments", std::vector<std::string>{});
+      ar.left_out = aj.value("left_out", std::vector<std::string>{});
+      ar.sizes_bytes = aj.value("sizes_bytes", std::vector<long>{});
+      ar.iterations = aj.value("iterations", 0);
+      ar.warmup = aj.value("warmup", 0);
+      ar.rounds = aj.value("rounds", 0);
+      ar.job = aj.value("job", "");
+      ar.status = aj.value("status", "not run");
+      ar.error = aj.value("error", "");
+      m.allreduce = ar;
+    }
   } catch (const nlohmann::json::exception& e) {
     throw DataError(fmt::format("cluster.json: {}", e.what()));
   }

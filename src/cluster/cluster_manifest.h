@@ -39,6 +39,18 @@ struct ClusterJob {
   std::map<std::string, std::string> staged;
 };
 
+// `run --slurm --allreduce`: the all-reduce across the nodes, after their
+// runs (cluster/allreduce_run.h); its figures are in allreduce.jsonl.
+struct ClusterAllreduce {
+  std::vector<std::string> environments;  // as each rank starts them (network=host added)
+  std::vector<std::string> left_out;      // environments it cannot run in, with why
+  std::vector<long> sizes_bytes;
+  int iterations = 0, warmup = 0, rounds = 0;
+  std::string job;                        // the salloc's job id, when known
+  std::string status = "not run";         // not run, completed, incomplete
+  std::string error{};                    // why it did not complete
+};
+
 struct ClusterManifest {
   int schema_version = kClusterSchemaVersion;
   std::string run_id;
@@ -53,6 +65,7 @@ struct ClusterManifest {
   std::vector<ClusterJob> jobs;
   std::string started_at, ended_at;
   std::string status = "running";           // running, completed, incomplete
+  std::optional<ClusterAllreduce> allreduce{};
 };
 
 void to_json(nlohmann::json& j, const ClusterManifest& m);

@@ -16,6 +16,7 @@
 #include <fmt/format.h>
 
 #include "analysis/cluster_analysis.h"
+#include "cluster/allreduce_run.h"
 #include "cluster/folder_bundle.h"
 #include "core/errors.h"
 #include "core/manifest.h"
@@ -36,7 +37,8 @@ const std::vector<std::pair<std::string, bool>>& cluster_only_options() {
       {"--slurm", false},     {"--nodes", true},         {"--nodelist", true},   {"--partition", true},
       {"--account", true},    {"--time", true},          {"--sbatch-arg", true}, {"--stage", true},
       {"--shared-folder", false}, {"--node-cpu-quota", true}, {"--out", true},  {"--run-id", true},
-      {"--seed", true},       {"--dry-run", false},      {"--take-turns", false}};
+      {"--seed", true},       {"--dry-run", false},      {"--take-turns", false}, {"--allreduce", false},
+      {"--allreduce-sizes", true}, {"--allreduce-iterations", true}};
   return options;
 }
 
@@ -232,6 +234,47 @@ std::string stage_in(const ClusterManifest& m, const std::string& node, const fs
   return result.ok() ? "" : fmt::format("{}: {}", result.describe(), first_line(tail(result.stderr_tail, 400)));
 }
 
+// The all-reduce across the nodes the job ran on: one allocation of them,
+// whose driver (this binary, under salloc, on this machine) runs every
+// environment and round missing from allreduce.jsonl.
+void run_allreduce_phase(ClusterManifest& m, const fs::path& dir, const fs::path& self_exe,
+                         const std::vector<std::string>& nodes, const std::atomic<bool>* cancel) {
+  ClusterAllreduce& a = *m.allreduce;
+  if (nodes.size() < 2) {
+    a.status = "incomplete";
+    a.error = "an all-reduce across nodes needs two nodes or more";
+    std::cerr << "warning: --allreduce: " << a.error << "; left out\n";
+    return;
+  }
+  if (!fs::exists(allreduce_program_beside(self_exe))) {
+    a.status = "incomplete";
+    a.error = fmt::format("{} was not built (no Open MPI headers: apt-get install libopenmpi-dev, then rebuild)",
+                          allreduce_program_beside(self_exe).string());
+    std::cerr << "warning: --allreduce: " << a.error << "\n";
+    return;
+  }
+  std::vector<std::string> driver = {self_exe.string(), "slurm-allreduce", "--run-folder", dir.string(),
+                                     "--run-id", m.run_id, "--rounds", std::to_string(a.rounds),
+                                     "--seed", std::to_string(m.seed)};
+  for (const auto& env : a.environments) driver.insert(driver.end(), {"--envs", env});
+  driver.push_back("--");
+  AllreduceRequest request;
+  request.sizes_bytes = a.sizes_bytes;
+  request.iterations = a.iterations;
+  request.warmup = a.warmup;
+  const auto program = allreduce_program_arguments(request);
+  driver.insert(driver.end(), program.begin(), program.end());
+  std::cerr << fmt::format("dlcbench run --slurm {}: all-reduce across {} ({} rounds of {})\n", m.run_id,
+                           fmt::join(nodes, ", "), a.rounds, fmt::join(a.environments, ", "));
+  ProcessSpec spec;
+  spec.argv = salloc_argv(m.request, "dlcbench-" + m.run_id + "-allreduce", nodes, driver);
+  spec.cancel = cancel;
+  const ProcessResult result = run_process(spec, [](std::string_view line) { std::cout << line << '\n'; });
+  a.status = result.ok() ? "completed" : "incomplete";
+  a.error = result.ok() ? "" : result.describe() + ": " + first_line(tail(result.stderr_tail, 2000));
+  if (!result.ok()) std::cerr << "warning: --allreduce: " << a.error << "\n" << tail(result.stderr_tail, 2000);
+}
+
 int finish_and_report(ClusterManifest& m, const fs::path& dir, bool interrupted) {
   m.ended_at = now_iso();
   m.status = unfinished_nodes(dir, m).empty() ? "completed" : "incomplete";
@@ -248,6 +291,12 @@ int finish_and_report(ClusterManifest& m, const fs::path& dir, bool interrupted)
   if (m.status != "completed") {
     std::cerr << fmt::format("warning: not every node finished (see \"Missing\" above): `dlcbench run --resume {}` "
                              "continues them\n",
+                             dir.string());
+    return 1;
+  }
+  if (m.allreduce && m.allreduce->status != "completed") {
+    std::cerr << fmt::format("warning: the all-reduce across nodes did not complete: `dlcbench run --resume {}` "
+                             "measures what it lacks\n",
                              dir.string());
     return 1;
   }
@@ -367,6 +416,7 @@ int run_cluster(const ClusterRunStart& start, const fs::path& dir, const std::st
   m.seed = start.seed;
   m.node_arguments = start.node_arguments;
   m.started_at = now_iso();
+  m.allreduce = start.allreduce;
   if (m.transfer == ResultsTransfer::staged) m.stage_folder = (fs::path(start.request.stage) / run_id).string();
   write_cluster_manifest(dir, m);
   std::cerr << fmt::format("dlcbench run --slurm {}: {} nodes; results {} ({}); writing {}\n", run_id,
@@ -386,6 +436,10 @@ int run_cluster(const ClusterRunStart& start, const fs::path& dir, const std::st
   }
   if (m.transfer == ResultsTransfer::staged) stage_back(m, outcome.job, dir, start.self_exe);
   m.jobs.push_back(outcome.job);
+  if (m.allreduce && !outcome.interrupted) {
+    write_cluster_manifest(dir, m);
+    run_allreduce_phase(m, dir, start.self_exe, outcome.job.nodes, start.cancel);
+  }
   return finish_and_report(m, dir, outcome.interrupted);
 }
 
@@ -421,8 +475,13 @@ int resume_cluster(const fs::path& dir, const fs::path& self_exe, const std::ato
     }
   }
   const auto nodes = unfinished_nodes(dir, m);
+  const bool allreduce_left = m.allreduce && m.allreduce->status != "completed";
   if (nodes.empty()) {
-    std::cerr << fmt::format("cluster run {}: every node finished; nothing to resume\n", m.run_id);
+    if (!allreduce_left) {
+      std::cerr << fmt::format("cluster run {}: every node finished; nothing to resume\n", m.run_id);
+      return finish_and_report(m, dir, false);
+    }
+    run_allreduce_phase(m, dir, self_exe, cluster_nodes(m), cancel);
     return finish_and_report(m, dir, false);
   }
   std::cerr << fmt::format("dlcbench run --resume {}: continuing {} on {}\n", dir.string(),
@@ -442,6 +501,7 @@ int resume_cluster(const fs::path& dir, const fs::path& self_exe, const std::ato
   }
   if (m.transfer == ResultsTransfer::staged) stage_back(m, outcome.job, dir, self_exe);
   m.jobs.push_back(outcome.job);
+  if (allreduce_left && !outcome.interrupted) run_allreduce_phase(m, dir, self_exe, cluster_nodes(m), cancel);
   return finish_and_report(m, dir, outcome.interrupted);
 }
 

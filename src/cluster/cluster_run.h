@@ -8,6 +8,7 @@
 #include <atomic>
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -45,6 +46,8 @@ struct ClusterRunStart {
   std::vector<std::string> command_line;
   std::filesystem::path self_exe;
   const std::atomic<bool>* cancel = nullptr;
+  // --allreduce: the all-reduce across the nodes after their runs.
+  std::optional<ClusterAllreduce> allreduce{};
 };
 
 // Submits the job, waits for it, brings staged folders back, writes

@@ -104,6 +104,19 @@ std::vector<std::string> sbatch_argv(const SlurmRequest& request, const std::str
   return argv;
 }
 
+std::vector<std::string> salloc_argv(const SlurmRequest& request, const std::string& job_name,
+                                     const std::vector<std::string>& nodes, const std::vector<std::string>& command) {
+  std::string list;
+  for (const auto& n : nodes) list += (list.empty() ? "" : ",") + n;
+  std::vector<std::string> argv = {"salloc", "--job-name=" + job_name, fmt::format("--nodes={}", nodes.size()),
+                                   "--nodelist=" + list, "--ntasks-per-node=1", "--quiet"};
+  if (!request.partition.empty()) argv.push_back("--partition=" + request.partition);
+  if (!request.account.empty()) argv.push_back("--account=" + request.account);
+  if (!request.time_limit.empty()) argv.push_back("--time=" + request.time_limit);
+  argv.insert(argv.end(), command.begin(), command.end());
+  return argv;
+}
+
 std::vector<std::string> srun_on_node_argv(const SlurmRequest& request, const std::string& node,
                                            const std::vector<std::string>& command) {
   std::vector<std::string> argv = {"srun", "--nodes=1", "--ntasks=1", "--nodelist=" + node,

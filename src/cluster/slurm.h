@@ -50,6 +50,11 @@ std::vector<std::string> sbatch_argv(const SlurmRequest& request, const std::str
                                      const std::vector<std::string>& step_argv,
                                      const std::vector<std::string>& only_nodes = {});
 
+// salloc of one task on each of `nodes`, running `command` on this machine
+// inside the allocation (which ends with it).
+std::vector<std::string> salloc_argv(const SlurmRequest& request, const std::string& job_name,
+                                     const std::vector<std::string>& nodes, const std::vector<std::string>& command);
+
 // srun of one task on one named node of a new allocation, for staging.
 std::vector<std::string> srun_on_node_argv(const SlurmRequest& request, const std::string& node,
                                            const std::vector<std::string>& command);

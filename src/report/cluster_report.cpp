@@ -112,6 +112,65 @@ ClusterCaseSection case_section(const ClusterCase& c) {
   return s;
 }
 
+std::string bytes_text(long bytes) {
+  if (bytes >= (1L << 20) && bytes % (1L << 20) == 0) return fmt::format("{} MiB", bytes >> 20);
+  if (bytes >= (1L << 10) && bytes % (1L << 10) == 0) return fmt::format("{} KiB", bytes >> 10);
+  return fmt::format("{} B", bytes);
+}
+
+std::string latency_text(double seconds) {
+  if (seconds < 1e-3) return fmt::format("{:.1f} us", seconds * 1e6);
+  return fmt::format("{:.3f} ms", seconds * 1e3);
+}
+
+ClusterCaseSection allreduce_section(const AllreduceFigures& f) {
+  ClusterCaseSection s;
+  s.heading = fmt::format("all-reduce across {} nodes", f.ranks > 0 ? f.ranks : static_cast<int>(f.nodes.size()));
+  s.caption = fmt::format(
+      "MPI_Allreduce of floats (sum), one rank per node ({}), TCP between ranks in every environment; {} rounds of "
+      "{} timed calls per size, each call the slowest rank's time. Latency: the median call; bus bandwidth: "
+      "bytes / latency x 2(n-1)/n. Overhead: Hodges-Lehmann ratio of the rounds' mean call times against the {}, "
+      "paired by round, Wilcoxon 95% CI; * where the interval excludes no change.",
+      f.nodes.empty() ? "no rank ran" : fmt::format("{}", fmt::join(f.nodes, ", ")), f.rounds, f.iterations,
+      f.baseline);
+  Table& t = s.table;
+  t.header = {"size", f.baseline + " latency", f.baseline + " bus GB/s"};
+  t.numeric = {false, true, true};
+  for (const auto& env : f.environments) {
+    t.header.push_back(env + " GB/s");
+    t.header.push_back(env + " overhead");
+    t.numeric.insert(t.numeric.end(), {true, true});
+  }
+  auto at = [](const std::map<std::string, double>& m, const std::string& key) -> Cell {
+    const auto it = m.find(key);
+    return it == m.end() ? Cell("n/a") : Cell(fmt::format("{:.3f}", it->second));
+  };
+  for (const auto& size : f.sizes) {
+    const auto base = size.median_seconds.find(f.baseline);
+    std::vector<Cell> row = {bytes_text(size.bytes),
+                             base == size.median_seconds.end() ? Cell("n/a") : Cell(latency_text(base->second)),
+                             at(size.bus_gbps, f.baseline)};
+    for (const auto& env : f.environments) {
+      row.push_back(at(size.bus_gbps, env));
+      const auto o = size.overheads.find(env);
+      row.push_back(o == size.overheads.end() ? Cell("n/a") : Cell(overhead_text(o->second)));
+    }
+    t.rows.push_back(row);
+  }
+  if (!f.mpi_library.empty()) s.findings.push_back("MPI library: " + f.mpi_library);
+  for (const auto& size : f.sizes)
+    for (const auto& [env, o] : size.overheads)
+      if (is_significant(o.verdict))
+        s.findings.push_back(fmt::format("{} at {}: {}", env, bytes_text(size.bytes), o.verdict_text));
+  for (const auto& why : f.left_out) s.findings.push_back("left out: " + why);
+  for (const auto& failure : f.failures) s.findings.push_back("failed: " + failure);
+  if (f.status != "completed")
+    s.findings.push_back(fmt::format("the all-reduce did not complete{}{}: `dlcbench run --resume RUN` measures the "
+                                     "rounds it lacks",
+                                     f.error.empty() ? "" : ": ", f.error));
+  return s;
+}
+
 std::string node_difference_line(const NodeDifference& d) {
   return fmt::format("{} ({}): {}: {} has {}, {} has {}", d.node, d.scope == "node" ? "the node" : d.scope,
                      d.mismatch.field, d.reference, d.mismatch.baseline_value, d.node, d.mismatch.other_value);
@@ -151,6 +210,7 @@ ClusterReport build_cluster_report(const ClusterAnalysis& a) {
     for (const auto& [env, why] : n.unavailable) r.missing.push_back(fmt::format("{}: {} left out: {}", n.node, env, why));
   }
   for (const auto& c : a.cases) r.cases.push_back(case_section(c));
+  if (a.allreduce) r.cases.push_back(allreduce_section(*a.allreduce));
   for (const auto& d : a.differences) r.differences.push_back(node_difference_line(d));
   r.notes = a.notes;
   return r;
@@ -280,6 +340,21 @@ nlohmann::json cluster_json(const ClusterAnalysis& a) {
   j["differences"] = nlohmann::json::array();
   for (const auto& d : a.differences)
     j["differences"].push_back({{"node", d.node}, {"reference", d.reference}, {"scope", d.scope}, {"mismatch", d.mismatch}});
+  if (a.allreduce) {
+    const AllreduceFigures& f = *a.allreduce;
+    nlohmann::json aj = {{"baseline", f.baseline}, {"environments", f.environments}, {"nodes", f.nodes},
+                         {"ranks", f.ranks},       {"rounds", f.rounds},             {"iterations", f.iterations},
+                         {"mpi_library", f.mpi_library}, {"status", f.status},       {"error", f.error},
+                         {"failures", f.failures}, {"left_out", f.left_out}};
+    aj["sizes"] = nlohmann::json::array();
+    for (const auto& size : f.sizes) {
+      nlohmann::json sj = {{"bytes", size.bytes}, {"median_seconds", size.median_seconds}, {"bus_gbps", size.bus_gbps}};
+      sj["overheads"] = nlohmann::json::array();
+      for (const auto& [env, o] : size.overheads) sj["overheads"].push_back(overhead_json(o));
+      aj["sizes"].push_back(sj);
+    }
+    j["allreduce"] = aj;
+  }
   j["notes"] = a.notes;
   return j;
 }

@@ -1,6 +1,9 @@
 #include "runtimes/image_builder.h"
 
+#include <algorithm>
 #include <fstream>
+#include <future>
+#include <thread>
 #include <iostream>
 #include <map>
 #include <mutex>
@@ -47,6 +50,12 @@ namespace {
 // The libraries the dynamic loader resolves for `file`: none for a static
 // program. Throws EnvironmentUnavailable when ldd fails or one is missing.
 std::vector<fs::path> library_closure(const fs::path& file) {
+  // Not a program or library (a help text, a settings file): nothing to load.
+  if (std::ifstream in(file, std::ios::binary); in) {
+    char magic[4] = {};
+    in.read(magic, 4);
+    if (in.gcount() < 4 || std::string_view(magic, 4) != "\x7f" "ELF") return {};
+  }
   auto ldd = capture_output({"ldd", file.string()}, 60);
   if (ldd.out.find("not a dynamic executable") != std::string::npos ||
       ldd.result.stderr_tail.find("not a dynamic executable") != std::string::npos)
@@ -80,10 +89,20 @@ ImageContent worker_image_content(const fs::path& exe, const std::vector<ImageEx
     content.files.push_back({noop, kImageNoopPath});
     identity += "\nnoop " + file_digest(noop, "sha256");
   }
+  // One ldd per extra, several at a time: Open MPI's and PMIx's components
+  // are over a hundred, and ldd starts the loader for each.
+  std::vector<std::future<std::vector<fs::path>>> closures;
+  closures.reserve(extras.size());
+  const std::size_t at_once = std::max(2u, std::thread::hardware_concurrency());
   for (const auto& extra : extras) {
+    if (closures.size() >= at_once) closures[closures.size() - at_once].wait();
+    closures.push_back(std::async(std::launch::async, [path = extra.path] { return library_closure(path); }));
+  }
+  for (std::size_t i = 0; i < extras.size(); ++i) {
+    const ImageExtra& extra = extras[i];
     std::vector<fs::path> libs;
     try {
-      libs = library_closure(extra.path);
+      libs = closures[i].get();
     } catch (const EnvironmentUnavailable& e) {
       if (!extra.optional) throw;
       content.left_out.push_back(fmt::format("{}: {}", extra.path.string(), e.what()));

@@ -190,6 +190,12 @@ std::vector<OptionRow> option_table(const Fixture& f) {
   run_row("--stage", {empty, "relative/stage"}, "empty, relative folders", "/tmp/dlcbench-stage");
   run_row("--node-cpu-quota", {empty, "node1", "=0.5", "node1=0", "node1=x"}, "not NODE=CPUS with CPUS above 0",
           "node1=0.5");
+  run_row("--allreduce-sizes", {empty, "6", "x", "0", "8K,", "3G"},
+          "empty, not whole numbers of floats, above 2G, unknown suffixes", "8K,1M");
+  run_row("--allreduce-iterations", {empty, "0", "-1", not_number}, "below 1, not whole numbers", "10");
+  run_row("--allreduce", {"maybe"}, "values other than true, false or a count; without --slurm", "");
+  rows.back().flag = true;
+  rows.back().base.push_back("--slurm");
   run_row("--run-id", {empty, ".hidden", "-dash", "a/b", "a b"}, "empty, characters other than letters, digits, - _ .",
           "my-run_1.0");
   run_row("--run-folder", {empty, "relative/run"}, "empty, relative folders", (f.out / "named").string());
@@ -409,6 +415,10 @@ TEST(CliExitCodes, ParseErrorsAreBadInput) {
   EXPECT_EQ(run_dlcbench({"run", "--help"}).exit_code, 0);
   const auto write = run_dlcbench({"report", "/nonexistent-dlcbench-run"});
   EXPECT_EQ(write.exit_code, 2);
+  // The all-reduce runs across the nodes of a cluster run only.
+  const auto alone = run_dlcbench({"run", "--allreduce", "--envs", "host", "--dry-run"});
+  EXPECT_EQ(alone.exit_code, 2);
+  EXPECT_NE(alone.err.find("--slurm"), std::string::npos) << alone.err;
 }
 
 }  // namespace

@@ -78,12 +78,14 @@ TEST(ClusterRun, EveryNodeRunsThePlanAndTheReportMergesThem) {
   const ScratchDir out("dlcbench-cluster-test");
   const CliResult r = run_dlcbench({"run", "--slurm", "--nodes", "2", "--envs", env_list, "--workloads", "fcn5,startup",
                                     "--runs", "2", "--warmup", "1", "--iters", "3", "--starts", "3", "--threads", "1",
-                                    "--data", "synthetic", "--out", out.path().string(), "--seed", "7"},
+                                    "--data", "synthetic", "--out", out.path().string(), "--seed", "7",
+                                    "--allreduce", "--allreduce-sizes", "8K,1M", "--allreduce-iterations", "10"},
                                    {}, 1500);
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
   const fs::path run = only_run_dir(out.path());
   const auto cluster = read_json_file(run / "cluster.json");
   EXPECT_EQ(cluster["transfer"], "shared");
+  EXPECT_EQ(cluster["allreduce"]["status"], "completed") << cluster["allreduce"].dump(2);
   EXPECT_EQ(cluster["status"], "completed");
   ASSERT_EQ(cluster["jobs"].size(), 1u);
   EXPECT_EQ(cluster["jobs"][0]["state"], "COMPLETED");
@@ -136,11 +138,35 @@ TEST(ClusterRun, EveryNodeRunsThePlanAndTheReportMergesThem) {
     EXPECT_GT(o["ratio"].get<double>(), 1.5) << o.dump();
   }
 
+  // The all-reduce: one rank on each node, in every environment (the
+  // containers on the host's network), every sum right, paired by round.
+  std::set<std::pair<std::string, int>> steps;
+  for (const auto& line : read_results(run / "allreduce.jsonl").records) {
+    ASSERT_FALSE(line.contains("error")) << line.dump();
+    EXPECT_TRUE(line["correct"].get<bool>()) << line.dump();
+    EXPECT_EQ(line["nodes"], nlohmann::json({"dlcnode1", "dlcnode2"})) << line.dump();
+    EXPECT_EQ(line["seconds"].size(), 10u);
+    steps.insert({line["env"].get<std::string>(), line["round"].get<int>()});
+  }
+  EXPECT_EQ(steps.size(), envs.size() * 2);
+  const auto& allreduce = report["allreduce"];
+  EXPECT_EQ(allreduce["ranks"], 2);
+  ASSERT_EQ(allreduce["sizes"].size(), 2u);
+  for (const auto& size : allreduce["sizes"]) {
+    EXPECT_EQ(size["overheads"].size(), envs.size() - 1) << size.dump();
+    EXPECT_EQ(size["bus_gbps"].size(), envs.size()) << size.dump();
+    for (const auto& [env, gbps] : size["bus_gbps"].items()) EXPECT_GT(gbps.get<double>(), 0) << env;
+  }
+  if (docker_reachable()) {
+    EXPECT_TRUE(allreduce["sizes"][0]["bus_gbps"].contains("docker:network=host"));
+  }
+
   for (const auto& format : {"console", "md", "html"}) {
     const CliResult shown = run_dlcbench({"report", run.string(), "--format", format});
     EXPECT_EQ(shown.exit_code, 0) << format << shown.err;
     EXPECT_NE(shown.out.find("dlcnode2"), std::string::npos) << format;
     EXPECT_NE(shown.out.find("all nodes"), std::string::npos) << format;
+    EXPECT_NE(shown.out.find("all-reduce across 2 nodes"), std::string::npos) << format;
   }
 }
 
