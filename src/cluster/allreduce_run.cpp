@@ -174,11 +174,7 @@ std::vector<std::string> allreduce_step_argv(const fs::path& self_exe, const std
   return argv;
 }
 
-namespace {
-
-// The (environment, round) pairs allreduce.jsonl already has figures for
-// (a resumed run measures only the others).
-std::set<std::pair<std::string, int>> measured_steps(const fs::path& results) {
+std::set<std::pair<std::string, int>> allreduce_steps_measured(const fs::path& results) {
   std::set<std::pair<std::string, int>> done;
   std::ifstream in(results);
   for (std::string text; std::getline(in, text);) {
@@ -189,12 +185,10 @@ std::set<std::pair<std::string, int>> measured_steps(const fs::path& results) {
   return done;
 }
 
-}  // namespace
-
 int run_allreduce_driver(const AllreduceDriver& driver, const fs::path& self_exe) {
   const fs::path results = driver.run_folder / kAllreduceResultsFile;
   const auto orders = round_orders(driver.environments.size(), driver.rounds, driver.seed);
-  const auto done = measured_steps(results);
+  const auto done = allreduce_steps_measured(results);
   const char* job = std::getenv("SLURM_JOB_ID");
   int failures = 0;
   for (int round = 0; round < driver.rounds; ++round) {

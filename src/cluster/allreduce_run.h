@@ -15,6 +15,8 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <set>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -82,6 +84,10 @@ std::vector<std::string> allreduce_step_argv(const std::filesystem::path& self_e
 // allreduce.jsonl; a failed step gives one line with its error. Returns 0
 // when every step gave figures.
 int run_allreduce_driver(const AllreduceDriver& driver, const std::filesystem::path& self_exe);
+
+// The (environment, round) pairs `results` (an allreduce.jsonl) already has
+// correct figures for: a resumed run measures only the others.
+std::set<std::pair<std::string, int>> allreduce_steps_measured(const std::filesystem::path& results);
 
 // One rank: prepares `environment` on this node, starts dlcbench-allreduce
 // in it with the rank's variables, passes its output on, and cleans up.

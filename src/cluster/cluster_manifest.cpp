@@ -51,7 +51,7 @@ void to_json(nlohmann::json& j, const ClusterManifest& m) {
     const ClusterAllreduce& a = *m.allreduce;
     j["allreduce"] = {{"environments", a.environments}, {"left_out", a.left_out}, {"sizes_bytes", a.sizes_bytes},
                       {"iterations", a.iterations},     {"warmup", a.warmup},     {"rounds", a.rounds},
-                      {"job", a.job},                   {"status", a.status},     {"error", a.error}};
+                      {"status", a.status},             {"error", a.error}};
   }
 }
 
@@ -108,7 +108,6 @@ void from_json(const nlohmann::json& j, ClusterManifest& m) {
       ar.iterations = aj.value("iterations", 0);
       ar.warmup = aj.value("warmup", 0);
       ar.rounds = aj.value("rounds", 0);
-      ar.job = aj.value("job", "");
       ar.status = aj.value("status", "not run");
       ar.error = aj.value("error", "");
       m.allreduce = ar;

@@ -40,13 +40,13 @@ struct ClusterJob {
 };
 
 // `run --slurm --allreduce`: the all-reduce across the nodes, after their
-// runs (cluster/allreduce_run.h); its figures are in allreduce.jsonl.
+// runs (cluster/allreduce_run.h); its figures are in allreduce.jsonl, each
+// line with the Slurm job it was measured in.
 struct ClusterAllreduce {
   std::vector<std::string> environments;  // as each rank starts them (network=host added)
   std::vector<std::string> left_out;      // environments it cannot run in, with why
   std::vector<long> sizes_bytes;
   int iterations = 0, warmup = 0, rounds = 0;
-  std::string job;                        // the salloc's job id, when known
   std::string status = "not run";         // not run, completed, incomplete
   std::string error{};                    // why it did not complete
 };

@@ -174,3 +174,19 @@ TEST(AnalyzeAllreduce, PairsRoundsAgainstTheHostAndNamesFailures) {
   ASSERT_EQ(f.failures.size(), 1u);
   EXPECT_THAT(f.failures[0], HasSubstr("round 9: exited with status 1"));
 }
+
+TEST(AllreduceResume, OnlyStepsWithCorrectFiguresCountAsMeasured) {
+  const ScratchDir scratch("dlcbench-allreduce-resume-test");
+  const fs::path file = scratch.path() / kAllreduceResultsFile;
+  EXPECT_TRUE(allreduce_steps_measured(file).empty());  // nothing measured yet
+  {
+    std::ofstream out(file);
+    out << R"({"env":"host","round":0,"bytes":8,"correct":true,"seconds":[1e-5]})" << "\n"
+        << R"({"env":"docker:network=host","round":0,"error":"exited with status 1"})" << "\n"
+        << R"({"env":"runc:network=host","round":1,"bytes":8,"correct":false,"seconds":[1e-5]})" << "\n"
+        << R"({"env":"host","round":1,"bytes":8,"correct":true,"seconds":[1e-5]})" << "\n"
+        << "{\"env\":\"crun:network=host\",\"round\":1,\"bytes\"" << "\n";  // cut off by a kill
+  }
+  EXPECT_THAT(allreduce_steps_measured(file),
+              ElementsAre(Pair("host", 0), Pair("host", 1)));
+}
