@@ -288,7 +288,7 @@ struct RunOptions {
   std::vector<std::string> node_cpu_quota;  // NODE=CPUS
   bool allreduce = false;                   // --allreduce (cluster/allreduce_run.h)
   std::string allreduce_sizes;
-  int allreduce_iterations = 50;
+  int allreduce_iterations = ClusterAllreduce{}.iterations;
   std::string run_id;        // the run's folder name under --out and its containers' label; empty: made up
   bool take_turns = false;   // hold the machine's turn for each launch (core/machine_turn.h)
   // A node's part of a cluster run (set by `slurm-node`, not by users): its
@@ -927,9 +927,8 @@ int run_on_slurm(const RunOptions& o, const Plan& plan, const std::vector<std::s
   if (o.allreduce) {
     ClusterAllreduce a;
     a.environments = allreduce_environments(plan.environments, a.left_out);
-    a.sizes_bytes = o.allreduce_sizes.empty() ? AllreduceRequest{}.sizes_bytes : parse_allreduce_sizes(o.allreduce_sizes);
+    if (!o.allreduce_sizes.empty()) a.sizes_bytes = parse_allreduce_sizes(o.allreduce_sizes);
     a.iterations = o.allreduce_iterations;
-    a.warmup = AllreduceRequest{}.warmup;
     a.rounds = plan.runs;
     for (const auto& why : a.left_out) std::cerr << "warning: --allreduce: left out " << why << "\n";
     start.allreduce = a;

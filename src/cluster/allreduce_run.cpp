@@ -23,11 +23,6 @@ namespace fs = std::filesystem;
 namespace dlcbench {
 namespace {
 
-// Where Debian's Open MPI and PMIx keep their components.
-constexpr const char* kComponentFolders[] = {
-    "/usr/lib/x86_64-linux-gnu/openmpi/lib/openmpi3", "/usr/lib/x86_64-linux-gnu/pmix2/lib/pmix",
-    "/usr/lib/aarch64-linux-gnu/openmpi/lib/openmpi3", "/usr/lib/aarch64-linux-gnu/pmix2/lib/pmix"};
-
 // The variables of the rank's own environment a containerised rank needs.
 bool passed_into_rank(const std::string& name) {
   for (const char* prefix : {"SLURM_", "SLURMD_", "PMIX_", "PMI_", "OMPI_"})
@@ -108,11 +103,11 @@ std::vector<std::string> allreduce_environments(const std::vector<EnvironmentReq
   return environments;
 }
 
-std::vector<std::string> allreduce_program_arguments(const AllreduceRequest& request) {
+std::vector<std::string> allreduce_program_arguments(const ClusterAllreduce& allreduce) {
   std::string sizes;
-  for (const long bytes : request.sizes_bytes) sizes += (sizes.empty() ? "" : ",") + std::to_string(bytes);
-  return {"--sizes", sizes, "--iterations", std::to_string(request.iterations), "--warmup",
-          std::to_string(request.warmup)};
+  for (const long bytes : allreduce.sizes_bytes) sizes += (sizes.empty() ? "" : ",") + std::to_string(bytes);
+  return {"--sizes", sizes, "--iterations", std::to_string(allreduce.iterations), "--warmup",
+          std::to_string(allreduce.warmup)};
 }
 
 std::vector<std::pair<std::string, std::string>> rank_variables(const std::vector<std::string>& from) {
@@ -132,22 +127,18 @@ std::vector<std::pair<std::string, std::string>> rank_variables(const std::vecto
 }
 
 std::vector<ImageExtra> mpi_image_extras() {
-  std::vector<ImageExtra> extras;
-  for (const char* dir : kComponentFolders) {
-    std::error_code ec;
-    for (const auto& entry : fs::directory_iterator(dir, ec))
-      if (entry.path().extension() == ".so") extras.push_back({entry.path(), true, {}});
-  }
+  // Open MPI's components, and PMIx's, which Open MPI's PMIx client loads.
+  std::vector<fs::path> components = open_mpi_component_folders();
+  components.insert(components.end(), {"/usr/lib/x86_64-linux-gnu/pmix2/lib/pmix", "/usr/lib/aarch64-linux-gnu/pmix2/lib/pmix"});
+  std::vector<ImageExtra> extras = optional_extras_in(components, ".so");
   // The help texts Open MPI and PMIx word their errors from (without them a
   // rank that fails in a container says only "couldn't open the help
   // file"), and the site's MCA settings, so that a container's ranks are
   // configured as the host's are.
-  for (const char* dir : {"/usr/share/openmpi", "/usr/lib/x86_64-linux-gnu/pmix2/share/pmix",
-                          "/usr/lib/aarch64-linux-gnu/pmix2/share/pmix"}) {
-    std::error_code ec;
-    for (const auto& entry : fs::directory_iterator(dir, ec))
-      if (entry.is_regular_file() && entry.path().extension() == ".txt") extras.push_back({entry.path(), true, {}});
-  }
+  const auto help = optional_extras_in({"/usr/share/openmpi", "/usr/lib/x86_64-linux-gnu/pmix2/share/pmix",
+                                        "/usr/lib/aarch64-linux-gnu/pmix2/share/pmix"},
+                                       ".txt");
+  extras.insert(extras.end(), help.begin(), help.end());
   if (fs::is_regular_file("/etc/openmpi/openmpi-mca-params.conf"))
     extras.push_back({"/etc/openmpi/openmpi-mca-params.conf", true, {}});
   return extras;

@@ -22,17 +22,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cluster/cluster_manifest.h"
 #include "cluster/slurm.h"
 #include "runtimes/environment.h"
 
 namespace dlcbench {
-
-struct AllreduceRequest {
-  bool enabled = false;
-  std::vector<long> sizes_bytes = {8L << 10, 1L << 20, 16L << 20};
-  int iterations = 50;  // timed calls per size and round
-  int warmup = 5;       // untimed calls before them
-};
 
 // "8K,1M,16M" (bytes; K, M and G are powers of 1024): a whole number of
 // floats each. Throws UsageError.
@@ -46,8 +40,9 @@ std::vector<long> parse_allreduce_sizes(const std::string& text);
 std::vector<std::string> allreduce_environments(const std::vector<EnvironmentRequest>& requests,
                                                 std::vector<std::string>& left_out);
 
-// dlcbench-allreduce's arguments (after the program).
-std::vector<std::string> allreduce_program_arguments(const AllreduceRequest& request);
+// dlcbench-allreduce's arguments (after the program): the sizes, timed
+// calls and warm-up calls `allreduce` asks for.
+std::vector<std::string> allreduce_program_arguments(const ClusterAllreduce& allreduce);
 
 // The variables a rank passes into its environment: Slurm's and PMIx's (how
 // the rank finds its step and the PMIx server), and the transport: TCP for

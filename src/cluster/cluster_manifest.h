@@ -45,8 +45,10 @@ struct ClusterJob {
 struct ClusterAllreduce {
   std::vector<std::string> environments;  // as each rank starts them (network=host added)
   std::vector<std::string> left_out;      // environments it cannot run in, with why
-  std::vector<long> sizes_bytes;
-  int iterations = 0, warmup = 0, rounds = 0;
+  std::vector<long> sizes_bytes = {8L << 10, 1L << 20, 16L << 20};
+  int iterations = 50;  // timed calls per size and round
+  int warmup = 5;       // untimed calls before them
+  int rounds = 0;
   std::string status = "not run";         // not run, completed, incomplete
   std::string error{};                    // why it did not complete
 };

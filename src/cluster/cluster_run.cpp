@@ -258,11 +258,7 @@ void run_allreduce_phase(ClusterManifest& m, const fs::path& dir, const fs::path
                                      "--seed", std::to_string(m.seed)};
   for (const auto& env : a.environments) driver.insert(driver.end(), {"--envs", env});
   driver.push_back("--");
-  AllreduceRequest request;
-  request.sizes_bytes = a.sizes_bytes;
-  request.iterations = a.iterations;
-  request.warmup = a.warmup;
-  const auto program = allreduce_program_arguments(request);
+  const auto program = allreduce_program_arguments(a);
   driver.insert(driver.end(), program.begin(), program.end());
   std::cerr << fmt::format("dlcbench run --slurm {}: all-reduce across {} ({} rounds of {})\n", m.run_id,
                            fmt::join(nodes, ", "), a.rounds, fmt::join(a.environments, ", "));
@@ -274,6 +270,9 @@ void run_allreduce_phase(ClusterManifest& m, const fs::path& dir, const fs::path
   a.error = result.ok() ? "" : result.describe() + ": " + first_line(tail(result.stderr_tail, 2000));
   if (!result.ok()) std::cerr << "warning: --allreduce: " << a.error << "\n" << tail(result.stderr_tail, 2000);
 }
+
+// The all-reduce was asked for and has steps still to measure.
+bool allreduce_left(const ClusterManifest& m) { return m.allreduce && m.allreduce->status != "completed"; }
 
 int finish_and_report(ClusterManifest& m, const fs::path& dir, bool interrupted) {
   m.ended_at = now_iso();
@@ -294,13 +293,36 @@ int finish_and_report(ClusterManifest& m, const fs::path& dir, bool interrupted)
                              dir.string());
     return 1;
   }
-  if (m.allreduce && m.allreduce->status != "completed") {
+  if (allreduce_left(m)) {
     std::cerr << fmt::format("warning: the all-reduce across nodes did not complete: `dlcbench run --resume {}` "
                              "measures what it lacks\n",
                              dir.string());
     return 1;
   }
   return 0;
+}
+
+// The job (on `only_nodes`; none: the whole allocation asked for), the staged
+// folders brought back, the all-reduce where it is still to be measured,
+// then the report. The first run and every resume end here.
+int submit_then_report(ClusterManifest& m, const fs::path& dir, const fs::path& self_exe,
+                       const std::vector<std::string>& only_nodes, const std::atomic<bool>* cancel) {
+  const fs::path base = m.transfer == ResultsTransfer::shared ? dir : fs::path(m.stage_folder);
+  JobOutcome outcome = submit_and_wait(m, dir, base, self_exe, only_nodes, cancel);
+  if (!outcome.job.submit_error.empty()) {
+    m.jobs.push_back(outcome.job);
+    m.status = "incomplete";
+    m.ended_at = now_iso();
+    write_cluster_manifest(dir, m);
+    throw UsageError(fmt::format("sbatch refused the job: {}", outcome.job.submit_error));
+  }
+  if (m.transfer == ResultsTransfer::staged) stage_back(m, outcome.job, dir, self_exe);
+  m.jobs.push_back(outcome.job);
+  if (allreduce_left(m) && !outcome.interrupted) {
+    write_cluster_manifest(dir, m);
+    run_allreduce_phase(m, dir, self_exe, cluster_nodes(m), cancel);
+  }
+  return finish_and_report(m, dir, outcome.interrupted);
 }
 
 }  // namespace
@@ -425,22 +447,7 @@ int run_cluster(const ClusterRunStart& start, const fs::path& dir, const std::st
                                                                  : "staged in " + m.stage_folder + " on each node",
                            m.transfer == ResultsTransfer::shared ? start.check.why_shared : "copied back after the job",
                            dir.string());
-  const fs::path base = m.transfer == ResultsTransfer::shared ? dir : fs::path(m.stage_folder);
-  JobOutcome outcome = submit_and_wait(m, dir, base, start.self_exe, {}, start.cancel);
-  if (!outcome.job.submit_error.empty()) {
-    m.jobs.push_back(outcome.job);
-    m.status = "incomplete";
-    m.ended_at = now_iso();
-    write_cluster_manifest(dir, m);
-    throw UsageError(fmt::format("sbatch refused the job: {}", outcome.job.submit_error));
-  }
-  if (m.transfer == ResultsTransfer::staged) stage_back(m, outcome.job, dir, start.self_exe);
-  m.jobs.push_back(outcome.job);
-  if (m.allreduce && !outcome.interrupted) {
-    write_cluster_manifest(dir, m);
-    run_allreduce_phase(m, dir, start.self_exe, outcome.job.nodes, start.cancel);
-  }
-  return finish_and_report(m, dir, outcome.interrupted);
+  return submit_then_report(m, dir, start.self_exe, {}, start.cancel);
 }
 
 std::vector<std::string> unfinished_nodes(const fs::path& dir, const ClusterManifest& m) {
@@ -475,9 +482,8 @@ int resume_cluster(const fs::path& dir, const fs::path& self_exe, const std::ato
     }
   }
   const auto nodes = unfinished_nodes(dir, m);
-  const bool allreduce_left = m.allreduce && m.allreduce->status != "completed";
   if (nodes.empty()) {
-    if (!allreduce_left) {
+    if (!allreduce_left(m)) {
       std::cerr << fmt::format("cluster run {}: every node finished; nothing to resume\n", m.run_id);
       return finish_and_report(m, dir, false);
     }
@@ -492,17 +498,7 @@ int resume_cluster(const fs::path& dir, const fs::path& self_exe, const std::ato
         throw UsageError(fmt::format("cannot put {}'s results back on the node to continue them: {}", node, failed));
   m.status = "running";
   write_cluster_manifest(dir, m);
-  const fs::path base = m.transfer == ResultsTransfer::shared ? dir : fs::path(m.stage_folder);
-  JobOutcome outcome = submit_and_wait(m, dir, base, self_exe, nodes, cancel);
-  if (!outcome.job.submit_error.empty()) {
-    m.jobs.push_back(outcome.job);
-    write_cluster_manifest(dir, m);
-    throw UsageError(fmt::format("sbatch refused the job: {}", outcome.job.submit_error));
-  }
-  if (m.transfer == ResultsTransfer::staged) stage_back(m, outcome.job, dir, self_exe);
-  m.jobs.push_back(outcome.job);
-  if (allreduce_left && !outcome.interrupted) run_allreduce_phase(m, dir, self_exe, cluster_nodes(m), cancel);
-  return finish_and_report(m, dir, outcome.interrupted);
+  return submit_then_report(m, dir, self_exe, nodes, cancel);
 }
 
 }  // namespace dlcbench

@@ -119,6 +119,16 @@ ImageContent worker_image_content(const fs::path& exe, const std::vector<ImageEx
   return content;
 }
 
+std::vector<ImageExtra> optional_extras_in(const std::vector<fs::path>& folders, const std::string& extension) {
+  std::vector<ImageExtra> extras;
+  for (const auto& dir : folders) {
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator(dir, ec))
+      if (entry.is_regular_file() && entry.path().extension() == extension) extras.push_back({entry.path(), true, {}});
+  }
+  return extras;
+}
+
 ImageContent noop_image_content(const fs::path& exe) {
   const fs::path noop = noop_program_beside(exe);
   if (!fs::exists(noop))

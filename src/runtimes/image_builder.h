@@ -40,6 +40,19 @@ struct ImageExtra {
   std::filesystem::path in_image;
 };
 
+// Every file named *`extension` in each of `folders` (a folder that is not
+// there is skipped), as optional extras: the plugins a program loads with
+// dlopen, or the data files it reads.
+std::vector<ImageExtra> optional_extras_in(const std::vector<std::filesystem::path>& folders,
+                                           const std::string& extension);
+
+// Where Debian's Open MPI keeps the components it loads with dlopen.
+inline const std::vector<std::filesystem::path>& open_mpi_component_folders() {
+  static const std::vector<std::filesystem::path> folders = {"/usr/lib/x86_64-linux-gnu/openmpi/lib/openmpi3",
+                                                             "/usr/lib/aarch64-linux-gnu/openmpi/lib/openmpi3"};
+  return folders;
+}
+
 // The binary and every library the dynamic loader resolves for it (`ldd`),
 // the noop program built beside it, and the extras with their libraries.
 // Throws if a library is not found.

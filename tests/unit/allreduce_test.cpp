@@ -89,7 +89,7 @@ TEST(AllreduceArgv, SallocHoldsTheNodesAndSrunStartsOneRankOnEach) {
 }
 
 TEST(AllreduceProgramArguments, SizesIterationsAndWarmUp) {
-  AllreduceRequest r;
+  ClusterAllreduce r;
   r.sizes_bytes = {8, 1024};
   r.iterations = 7;
   r.warmup = 2;

@@ -48,11 +48,8 @@ std::vector<ImageExtra> tool_image_files(const std::vector<std::string>& workloa
     // Open MPI loads its components (mca_*.so) with dlopen from its plugin
     // folder. A component whose own libraries are missing is skipped, as
     // Open MPI itself skips it.
-    for (const char* dir : {"/usr/lib/x86_64-linux-gnu/openmpi/lib/openmpi3", "/usr/lib/aarch64-linux-gnu/openmpi/lib/openmpi3"}) {
-      std::error_code ec;
-      for (const auto& entry : fs::directory_iterator(dir, ec))
-        if (entry.path().extension() == ".so") files.push_back({entry.path(), true, {}});
-    }
+    const auto components = optional_extras_in(open_mpi_component_folders(), ".so");
+    files.insert(files.end(), components.begin(), components.end());
   }
   return files;
 }
