@@ -35,6 +35,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "core/companion_programs.h"
 #include "core/process.h"
 #include "core/scratch_dir.h"
 #include "core/statistics.h"
@@ -139,9 +140,9 @@ std::vector<std::string> runc_bundle(const fs::path& folder) {
 // goes with the run), the noop program in place of the worker.
 std::vector<std::string> docker_noop_command(const nlohmann::json& description) {
   const auto recorded = description.at("command").get<std::vector<std::string>>();
-  const auto worker = std::find(recorded.begin(), recorded.end(), kImageBinaryPath);
+  const auto worker = std::find(recorded.begin(), recorded.end(), kImageWorkerPath);
   if (worker == recorded.begin() || worker == recorded.end())
-    throw std::runtime_error("the manifest's docker command starts no " + std::string(kImageBinaryPath));
+    throw std::runtime_error("the manifest's docker command starts no " + std::string(kImageWorkerPath));
   std::vector<std::string> command;
   for (auto it = recorded.begin(); it + 1 < worker; ++it) {
     const bool data_volume = *it == "--volume" && it + 2 < worker && (it + 1)->find("<data>") != std::string::npos;

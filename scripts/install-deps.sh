@@ -4,7 +4,7 @@
 set -euo pipefail
 
 packages=(
-  build-essential cmake ccache pkg-config git tar gzip ca-certificates
+  build-essential cmake ninja-build ccache pkg-config git tar gzip ca-certificates
   libtorch-dev libopenblas-dev
   # oneDNN for the onednn back end; its CMake package needs the OpenCL headers.
   libdnnl-dev ocl-icd-opencl-dev

@@ -1,20 +1,21 @@
 #!/usr/bin/env bash
-# The unit tests built with AddressSanitizer and UndefinedBehaviorSanitizer
-# (build-sanitize/), where any report fails them. About 5 minutes of compiling
-# on 2 cores and 1.5 minutes of tests. scripts/test.sh (CI) runs it.
+# The unit tests (framework-free, back ends, GPU) built with AddressSanitizer
+# and UndefinedBehaviorSanitizer (build-sanitize/), where any report fails
+# them. scripts/test.sh (CI) runs it.
 #   scripts/sanitize.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # -O1 -g1: reports with file and line, at half the -O2 compile time. A unity
-# build (16 sources per compiler run) parses the shared headers once per 16.
+# build (16 sources per compiler run) parses the shared headers once per 16;
+# scripts/test.sh's plain build is the one that checks each source alone.
 cmake -S . -B build-sanitize -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1" \
   -DDLCBENCH_SANITIZE=ON -DDLCBENCH_WERROR=ON -DDLCBENCH_BENCH=OFF -DDLCBENCH_CUDA=OFF \
   -DCMAKE_UNITY_BUILD=ON -DCMAKE_UNITY_BUILD_BATCH_SIZE=16 >/dev/null
-cmake --build build-sanitize -j "$(nproc)" --target unit_tests gpu_unit_tests
-# The unit tests in one process (each ctest start loads LibTorch).
-ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:strict_string_checks=1:detect_stack_use_after_return=1 \
-UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-  build-sanitize/tests/unit_tests --gtest_brief=1
-ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:strict_string_checks=1:detect_stack_use_after_return=1 \
-UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-  build-sanitize/tests/gpu_unit_tests --gtest_brief=1
+cmake --build build-sanitize -j "$(nproc)" --target unit_tests backend_unit_tests gpu_unit_tests
+# Each binary in one process (each ctest start of the back ends' tests would
+# load LibTorch).
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:strict_string_checks=1:detect_stack_use_after_return=1
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+for tests in unit_tests backend_unit_tests gpu_unit_tests; do
+  build-sanitize/tests/$tests --gtest_brief=1
+done

@@ -1,43 +1,96 @@
 #!/usr/bin/env bash
-# The test command, from a fresh Debian 12 machine: installs what is needed,
-# builds with warnings as errors, and runs the unit tests, the unit tests
-# again under ASan+UBSan (scripts/sanitize.sh), then the integration and fault
-# tests against a real Docker Engine (started here if none runs, and stopped
-# afterwards), Podman, runc, crun and gVisor's runsc (also as Docker's runtime,
-# registered by with-docker.sh), and last the GPU check's rehearsal
-# (scripts/gpu-rehearsal.sh). There a runtime that cannot start a
-# container fails its tests instead of skipping them.
-# Not here, for time (minutes on 2 cores, and they must run alone): the
-# cleanliness tests (`ctest -L cleanliness` in build/).
+# The test command, from a fresh Debian 12 machine, in two tiers.
+#
+#   scripts/test.sh           the full tier (what .ci/run runs)
+#   scripts/test.sh --quick   the developer's loop: about 5 minutes once built
+#
+# Both install what is missing and build build/ (Release, Ninja, warnings as
+# errors, every target: the library, the programs, the unit, integration and
+# fault tests and the benchmarks). The build is plain, one compiler run per
+# source, never unity batches: a source that does not include what it uses
+# fails here, as it would in a user's build. scripts/main-job.sh uses the same
+# build/ and build type, so its run below builds nothing more.
+#
+# --quick: the unit tests of everything (framework-free, back ends, GPU: the
+# last skip without a GPU), then the main job in small
+# (scripts/main-job.sh --quick: host against Docker, checked for verdicts).
+#
+# The full tier adds, after those: the unit tests built with AddressSanitizer
+# and UndefinedBehaviorSanitizer (scripts/sanitize.sh); the integration and
+# fault tests against a real Docker Engine (started here if none runs, and
+# stopped afterwards), Podman, runc, crun, gVisor's runsc and Charliecloud,
+# two at a time (each run has its own run id, containers and image tag),
+# where a runtime that cannot start a container fails its tests instead of
+# skipping them; the cluster tests on a local two-node Slurm cluster; the
+# GPU check rehearsed in a stand-in container (scripts/gpu-rehearsal.sh);
+# and last, alone, the cleanliness tests (the whole machine compared before
+# and after runs). Each stage's wall time is printed at the end.
+# Not here: `ctest -L heavy` (on request; see the README).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+tier=full
+if [ "${1:-}" = "--quick" ]; then tier=quick; shift; fi
+
+started=$(date +%s)
+stage_started=$started
+stage_name=""
+timings=()
+stage() {
+  local now
+  now=$(date +%s)
+  [ -n "$stage_name" ] && timings+=("$(printf '%6d s  %s' $((now - stage_started)) "$stage_name")")
+  stage_name=$1
+  stage_started=$now
+  [ -n "$stage_name" ] && echo "== test.sh ($tier): $stage_name"
+  return 0
+}
+report_timings() {
+  stage ""
+  echo "== test.sh ($tier): wall time per stage"
+  printf '%s\n' "${timings[@]}"
+  printf '%6d s  in all\n' $(($(date +%s) - started))
+}
+trap report_timings EXIT
+
+stage "install"
 scripts/install-deps.sh
-# RelWithDebInfo's -O2 without its -g: the same code users build, compiled
-# about 30% faster (debug information is most of the cost of the large
-# translation units). A unity build (16 sources per compiler run) halves the
-# rest: most of a source's compile time is the same headers (nlohmann/json,
-# fmt, LibTorch, gtest). Together they keep a fresh machine's CI under 30
-# minutes, and the sources free of clashing file-local names.
-scripts/build.sh -DDLCBENCH_WERROR=ON -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -DNDEBUG" \
-  -DCMAKE_UNITY_BUILD=ON -DCMAKE_UNITY_BUILD_BATCH_SIZE=16
+
+stage "build (plain, -Werror, every target)"
+scripts/build.sh -DDLCBENCH_WERROR=ON
+
+stage "unit tests"
+# Each binary in one process: the framework-free tests start in
+# milliseconds, the back ends' load LibTorch once.
+build/tests/unit_tests --gtest_brief=1
+build/tests/backend_unit_tests --gtest_brief=1
+build/tests/gpu_unit_tests --gtest_brief=1
+
+stage "main job, quick (host against docker)"
+scripts/main-job.sh --quick
+
+[ "$tier" = quick ] && exit 0
+
+stage "sanitizer build and unit tests"
+scripts/sanitize.sh
+
+stage "integration and fault tests"
 cd build
-# The unit tests in one process: ctest starts one per test, and each start
-# loads LibTorch (about a second, 350 times).
-tests/unit_tests --gtest_brief=1
-tests/gpu_unit_tests --gtest_brief=1
-# About 7 minutes on 2 cores: 5 of compiling (build-sanitize/), 2 of tests.
-../scripts/sanitize.sh
-# Integration and fault tests two at a time: each run has its own run id,
-# containers and image tag.
 DLCBENCH_REQUIRE_DOCKER=1 DLCBENCH_REQUIRE_RUNTIMES=1 DLCBENCH_REQUIRE_BROWSER=1 \
   ../scripts/with-docker.sh ctest -L 'integration|faults' -j 2 --output-on-failure --timeout 900
-# run --slurm against a real local cluster: munged, slurmctld and two slurmd
-# nodes on this machine, started and stopped by their PIDs by with-slurm.sh
-# (about 6 minutes; the nodes take turns on the machine, so alone).
+
+stage "cluster tests (local Slurm, two nodes)"
+# munged, slurmctld and two slurmd nodes on this machine, started and
+# stopped by their PIDs by with-slurm.sh; the nodes take turns on the
+# machine, so alone.
 DLCBENCH_REQUIRE_SLURM=1 ../scripts/with-docker.sh ../scripts/with-slurm.sh \
   ctest -L cluster --output-on-failure --timeout 1800
-# The GPU check rehearsed in a container that stands in for the bare GPU
-# machine (no development packages, no network): it must build from the
-# repository and gpu-bundle.tar.gz alone and say "no GPU" cleanly.
 cd ..
+
+stage "GPU check rehearsal"
+# In a container that stands in for the bare GPU machine (no development
+# packages, no network): it must build from the repository and
+# gpu-bundle.tar.gz alone and say "no GPU" cleanly.
 scripts/with-docker.sh scripts/gpu-rehearsal.sh build/gpu-rehearsal
+
+stage "cleanliness tests (alone)"
+(cd build && ../scripts/with-docker.sh ctest -L cleanliness --output-on-failure --timeout 1800)

@@ -58,10 +58,6 @@ class Backend {
                                                    const CaseSpec& spec) = 0;
 };
 
-// Why the back end cannot run in this build (not compiled in, and how to
-// build it), or "" when it can. Makes nothing.
-std::string backend_unavailable(const std::string& name);
-
 // Creates the back end and applies the thread count before any work, so the
 // setting holds for everything it runs.
 std::unique_ptr<Backend> make_backend(const std::string& name, int threads);

@@ -10,7 +10,11 @@ namespace dlcbench::cli {
 
 // Each adds its subcommand to the app; the callback runs it and sets the exit
 // code through the returned reference.
+// dlcbench-worker's one command (worker_command.cpp, linked into that
+// program only), and `dlcbench worker`, which hands its arguments to
+// dlcbench-worker beside the binary (worker_forward.cpp).
 void add_worker_command(CLI::App& app, int& exit_code);
+void add_worker_forward_command(CLI::App& app, int& exit_code);
 void add_run_command(CLI::App& app, int& exit_code);
 void add_explain_command(CLI::App& app, int& exit_code);  // in run_command.cpp: a run with variants
 void add_calibrate_command(CLI::App& app, int& exit_code);  // in run_command.cpp: an A/A run
@@ -26,6 +30,11 @@ void add_k8s_command(CLI::App& app, int& exit_code);  // Kubernetes Job manifest
 // The command line as the user typed it, recorded in the manifest.
 void set_invocation(int argc, char** argv);
 const std::vector<std::string>& invocation();
+
+// What both programs' main() does: records the command line, keeps the
+// standard descriptors open, parses and runs the chosen command, and turns
+// what escapes it into a message and an exit code (invocation.cpp).
+int run_program(CLI::App& app, int argc, char** argv, int& exit_code);
 
 // Exit codes shared by the subcommands.
 inline constexpr int kExitOk = 0;

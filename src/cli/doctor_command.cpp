@@ -22,6 +22,7 @@
 #include "core/blas_check.h"
 #include "gpu/gpu_loader.h"
 #include "runtimes/gpu_access.h"
+#include "core/companion_programs.h"
 #include "core/errors.h"
 #include "core/fingerprint.h"
 #include "core/machine_noise.h"
@@ -54,7 +55,7 @@ RuntimeCheck check_runtime(const std::string& name, const fs::path& self_exe) {
   c.name = name;
   const EnvironmentRequest request = parse_environment_request(name);
   c.installed = request.name == "host" || find_program(runtime_program(request.name)).has_value();
-  const EnvironmentContext context{self_exe, fmt::format("doctor-{}", getpid()), /*noop_only=*/true,
+  const EnvironmentContext context{worker_program_beside(self_exe), fmt::format("doctor-{}", getpid()), /*noop_only=*/true,
                                    /*keep_images=*/false, /*image_extras=*/{}};
   auto env = make_environment(request, context);
   try {

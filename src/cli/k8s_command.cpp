@@ -20,6 +20,7 @@
 #include "cli/commands.h"
 #include "cli/option_checks.h"
 #include "cluster/k8s_manifest.h"
+#include "core/companion_programs.h"
 #include "core/errors.h"
 #include "core/scratch_dir.h"
 #include "data/dataset.h"
@@ -161,10 +162,11 @@ std::string printed_command(const std::string& program, const std::vector<std::s
 
 // The worker image's root file system as a tar archive, for `docker import`
 // and a push to the cluster's registry: the same files dlcbench's own images
-// hold (this binary, its shared libraries, dlcbench-noop).
+// hold (dlcbench-worker, its shared libraries, dlcbench-noop), and this
+// binary beside them, which the pods run.
 void save_image(const fs::path& file) {
   const fs::path exe = fs::read_symlink("/proc/self/exe");
-  const ImageContent content = worker_image_content(exe);
+  const ImageContent content = worker_image_content(worker_program_beside(exe), {{exe, false, kImageBinaryPath}});
   ScratchDir scratch("dlcbench-k8s-image");
   write_rootfs_tar(content, fs::absolute(file), scratch.path());
   std::cout << fmt::format("wrote {} (content {}): the worker image's root file system\n  docker import --change "

@@ -10,7 +10,6 @@
 #include "data/dataset.h"
 #include "data/fetch.h"
 #include "runtimes/environment.h"
-#include "backends/backend.h"
 #include "workloads/micro/external_tools.h"
 #include "workloads/micro/micro_workloads.h"
 #include "workloads/registry.h"

@@ -18,7 +18,7 @@
 #include <fmt/format.h>
 
 #include "analysis/analysis.h"
-#include "backends/backend.h"
+#include "core/companion_programs.h"
 #include "cli/commands.h"
 #include "cli/option_checks.h"
 #include "cluster/allreduce_run.h"
@@ -408,7 +408,8 @@ struct Session {
 // the image's extra files (external tools, the CUDA plugin's libraries).
 EnvironmentContext environment_context(const Session& session) {
   const Plan& plan = session.plan;
-  EnvironmentContext context{fs::read_symlink("/proc/self/exe"), session.manifest.run_id, false, session.keep_images,
+  EnvironmentContext context{worker_program_beside(fs::read_symlink("/proc/self/exe")), session.manifest.run_id, false,
+                             session.keep_images,
                              {}};
   std::vector<std::string> planned;
   for (const auto& c : plan.cases) planned.push_back(c.workload);

@@ -299,54 +299,6 @@ int run_worker(const WorkerOptions& o) {
 
 }  // namespace
 
-CLI::App* add_worker_options(CLI::App& app, WorkerOptions& options) {
-  auto* cmd = app.add_subcommand("worker", "Run one case here and print JSON lines (used by `run`)");
-  CaseSpec& s = options.spec;
-  cmd->add_option("--workload", s.workload, "Workload name (see `dlcbench list`)")
-      ->check(not_empty("a workload (see `dlcbench list`)") & checked_by(validate_workload_name))
-      ->capture_default_str();
-  cmd->add_option("--backend", s.backend, "Back end name")
-      ->check(not_empty("a back end") & checked_by(validate_backend_name))
-      ->capture_default_str();
-  cmd->add_option("--device", s.device, "cpu or gpu")->check(CLI::IsMember({"cpu", "gpu"}))->capture_default_str();
-  cmd->add_option("--batch", s.batch, "Mini-batch size")->check(whole_number_in(1, kMaxBatch))->capture_default_str();
-  cmd->add_option("--warmup", s.warmup, "Warm-up steps, reported apart")
-      ->check(whole_number_in(0, kMaxIters))
-      ->capture_default_str();
-  cmd->add_option("--iters", s.iters, "Measured steps")->check(whole_number_in(1, kMaxIters))->capture_default_str();
-  cmd->add_option("--threads", s.threads, "Compute threads")
-      ->check(whole_number_in(1, kMaxThreads))
-      ->capture_default_str();
-  cmd->add_option("--seed", s.seed, "Seed for weights, shuffling and synthetic data")
-      ->check(whole_number_in(0, std::numeric_limits<long>::max()))
-      ->capture_default_str();
-  cmd->add_option("--input", s.input, "memory, or disk: each step reads its batch from the data files (timed)")
-      ->check(CLI::IsMember({"memory", "disk"}))
-      ->capture_default_str();
-  cmd->add_option("--data", options.data,
-                  "Data folder (or its parent), or `synthetic` for random data of the same shape")
-      ->check(not_empty("a data folder or synthetic"))
-      ->capture_default_str();
-  cmd->add_option("--variant", s.variant, "Micro-benchmarks: the variant, e.g. sgemm, triad, write")
-      ->check(not_empty("a variant (see `dlcbench list`)"));
-  cmd->add_option("--size", s.size, "Micro-benchmarks: matrix order, grid edge, elements per array or file bytes")
-      ->check(whole_number_in(1, kMaxMicroSize));
-  cmd->add_option("--block", s.block, "io-seq, io-lat: bytes per request")
-      ->check(whole_number_in(1, std::numeric_limits<int>::max()));
-  cmd->add_option("--mode", s.io_mode, "io-seq: direct or buffered")->check(CLI::IsMember({"direct", "buffered"}));
-  cmd->add_option("--path", options.path, "io-seq, io-lat: the folder to write the scratch file in")
-      ->check(not_empty("a folder"));
-  cmd->add_flag("--fingerprint-only", options.fingerprint_only,
-               "Print the environment's fingerprint (no data, no model) and exit");
-  cmd->add_flag("--hold-samples", options.hold_samples,
-                "Print the measured batches' sample lines when the measured phase ends, not as each is timed");
-  cmd->add_flag("!--no-accounting", options.accounting,
-                "Leave out the accounting of the measured phase (for measuring what it costs)");
-  // Accepted for symmetry with the design's command line; output is always JSON lines.
-  cmd->add_flag("--json", options.json, "Print JSON lines (the only format)");
-  return cmd;
-}
-
 void add_worker_command(CLI::App& app, int& exit_code) {
   auto options = std::make_shared<WorkerOptions>();
   CLI::App* cmd = add_worker_options(app, *options);

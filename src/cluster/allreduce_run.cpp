@@ -230,7 +230,7 @@ int run_allreduce_rank(const std::string& environment, const std::string& instan
         program.string()));
   const std::string node = this_slurm_node();
   EnvironmentContext context;
-  context.self_exe = program;
+  context.worker_exe = program;
   // Per node: containers, scratch folders and images are this rank's own.
   context.run_id = instance + "-" + node;
   context.image_extras = mpi_image_extras();

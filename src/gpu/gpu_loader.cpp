@@ -170,7 +170,7 @@ std::string gpu_unavailable_reason() {
 std::vector<ImageExtra> gpu_image_extras() {
   std::vector<ImageExtra> extras;
   const fs::path plugin = gpu_plugin_path();
-  extras.push_back({plugin, false, fs::path(kImageBinaryPath).parent_path() / kGpuPluginFile});
+  extras.push_back({plugin, false, fs::path(kImageWorkerPath).parent_path() / kGpuPluginFile});
   // Libraries cuDNN and cuBLAS open by name at run time: beside the cuDNN
   // library the plugin links.
   auto ldd = capture_output({"ldd", plugin.string()}, 60);

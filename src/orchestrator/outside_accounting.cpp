@@ -105,7 +105,9 @@ bool is_probe(const ProcessCpu& process) {
 }  // namespace
 
 bool runs_worker_code(const ProcessCpu& process, const std::map<pid_t, ProcessCpu>& all) {
-  if (process.name == "dlcbench" || is_probe(process)) return true;
+  // dlcbench-worker; "dlcbench" for a worker started by a dlcbench before
+  // the worker was a program of its own.
+  if (process.name == "dlcbench-worker" || process.name == "dlcbench" || is_probe(process)) return true;
   // A user's command and whatever it starts: the probe's descendants.
   std::set<pid_t> ancestors;
   for (auto it = all.find(process.ppid); it != all.end() && ancestors.insert(it->first).second;

@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "core/companion_programs.h"
 #include "core/errors.h"
 #include "core/process.h"
 #include "core/scratch_dir.h"
@@ -85,18 +86,18 @@ class CharliecloudEnvironment : public Environment {
       // folder: ch-run binds only folders, so the probe cannot be bound on
       // its own. A copy, not a hard link: the folder is writable in the
       // container, and a link would let the command write the build's probe.
-      fs::copy_file(probe_program_beside(context_.self_exe),
+      fs::copy_file(probe_program_beside(context_.worker_exe),
                     setup_.tmp / fs::path(kContainerProbePath).filename());
     } else if (!options_.rootfs.empty()) {
       setup_.image = fs::absolute(options_.rootfs);
-      const char* needed = context_.noop_only ? kImageNoopPath : kImageBinaryPath;
+      const char* needed = context_.noop_only ? kImageNoopPath : kImageWorkerPath;
       if (!fs::exists(setup_.image / fs::path(needed).relative_path()))
         throw EnvironmentUnavailable(fmt::format("charliecloud:image_dir={} holds no {}: point image_dir= at an image "
                                                  "folder with dlcbench installed there, or leave it out",
                                                  options_.rootfs, needed));
     } else {
       setup_.image = scratch_->path() / "image";
-      write_charliecloud_image(image_content_for(context_.self_exe, context_.noop_only, context_.image_extras),
+      write_charliecloud_image(image_content_for(context_.worker_exe, context_.noop_only, context_.image_extras),
                                setup_.image);
     }
     if (const auto lacks = charliecloud_image_lacks(setup_.image); !lacks.empty())
@@ -225,7 +226,7 @@ LaunchCommand charliecloud_command(const ChRunSetup& setup, const WorkerLaunch& 
       break;
     }
     case WorkerLaunch::Program::worker:
-      c.argv.push_back(kImageBinaryPath);
+      c.argv.push_back(kImageWorkerPath);
       c.argv.insert(c.argv.end(), launch.worker_args.begin(), launch.worker_args.end());
       c.argv.insert(c.argv.end(), {"--data", launch.data == "synthetic" ? "synthetic" : "/data"});
       if (!launch.io_target.empty()) {

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "core/companion_programs.h"
 #include "core/errors.h"
 #include "runtimes/container_options.h"
 
@@ -41,7 +42,7 @@ class ChrootEnvironment : public Environment {
     LaunchCommand c;
     if (launch.program != WorkerLaunch::Program::command)
       throw EnvironmentUnavailable("chroot runs only a user's command");
-    c.argv = {probe_program_beside(context_.self_exe).string(), "--chroot", rootfs_.string(),
+    c.argv = {probe_program_beside(context_.worker_exe).string(), "--chroot", rootfs_.string(),
               // The host's own: the command sees the machine as on the host.
               "--bind", "/proc:/proc", "--bind", "/sys:/sys:ro", "--bind", "/dev:/dev"};
     const CommandPlacement placed = place_command_in_container(launch);
@@ -59,7 +60,7 @@ class ChrootEnvironment : public Environment {
             {"isolation", "none: chroot(2) into the root file system, in a private mount namespace holding only the "
                           "binds of /proc, /sys (read-only), /dev, the data and the working folder; no PID, network, "
                           "IPC or user namespace, no cgroup limits, no seccomp filter"},
-            {"command", {probe_program_beside(context_.self_exe).string(), "--chroot", rootfs_.string(), "..."}}};
+            {"command", {probe_program_beside(context_.worker_exe).string(), "--chroot", rootfs_.string(), "..."}}};
   }
 
  private:

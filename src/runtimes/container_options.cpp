@@ -21,7 +21,7 @@ struct OptionInfo {
 const std::vector<OptionInfo>& all_options() {
   static const std::vector<OptionInfo> all = {
       {"image", "image=NAME      image to run instead of the one dlcbench builds from its own binary"},
-      {"rootfs", "rootfs=DIR      root file system to run instead of the one dlcbench builds (must hold /opt/dlcbench/bin/dlcbench)"},
+      {"rootfs", "rootfs=DIR      root file system to run instead of the one dlcbench builds (must hold /opt/dlcbench/bin/dlcbench-worker)"},
       {"image_dir", "image_dir=DIR   Charliecloud image folder to run instead of the one dlcbench builds (a user's "
                     "command runs in yours); rootfs=DIR means the same"},
       {"runtime", "runtime=NAME    OCI runtime the engine uses: runc or crun for podman (default: runc, see `dlcbench "

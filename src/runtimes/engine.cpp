@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "core/companion_programs.h"
 #include "core/errors.h"
 #include "core/process.h"
 #include "runtimes/container_options.h"
@@ -109,7 +110,7 @@ class EngineEnvironment : public Environment {
           image_, flavour_.display));
     }
     if (options_.runtime == "runsc" && image_built_ &&
-        (context_.noop_only || fs::exists(noop_program_beside(context_.self_exe))))
+        (context_.noop_only || fs::exists(noop_program_beside(context_.worker_exe))))
       check_runsc_starts();
   }
 
@@ -150,7 +151,7 @@ class EngineEnvironment : public Environment {
       c.argv.push_back(io_path + ":" + io_path + ":rw");
     }
     c.argv.push_back(image_);
-    c.argv.push_back(kImageBinaryPath);
+    c.argv.push_back(kImageWorkerPath);
     c.argv.insert(c.argv.end(), launch.worker_args.begin(), launch.worker_args.end());
     c.argv.push_back("--data");
     c.argv.push_back(data);
@@ -165,7 +166,7 @@ class EngineEnvironment : public Environment {
   // read-only, and the entry point, so the image's own ENTRYPOINT does not
   // wrap the command: it runs as given, like `docker run --entrypoint`).
   LaunchCommand command_launch(LaunchCommand c, const WorkerLaunch& launch) const {
-    c.argv.insert(c.argv.end(), {"--volume", fmt::format("{}:{}:ro", fs::absolute(probe_program_beside(context_.self_exe)).string(),
+    c.argv.insert(c.argv.end(), {"--volume", fmt::format("{}:{}:ro", fs::absolute(probe_program_beside(context_.worker_exe)).string(),
                                                          kContainerProbePath),
                                  "--entrypoint", kContainerProbePath});
     const CommandPlacement placed = place_command_in_container(launch);
@@ -461,7 +462,7 @@ class EngineEnvironment : public Environment {
   // a tag of its own: a run that ends and removes the image it imported only
   // untags it while another run still uses it.
   std::string ensure_image() {
-    const ImageContent content = image_content_for(context_.self_exe, context_.noop_only, context_.image_extras);
+    const ImageContent content = image_content_for(context_.worker_exe, context_.noop_only, context_.image_extras);
     const std::string tag =
         fmt::format("{}:{}", context_.noop_only ? "dlcbench-noop" : "dlcbench-worker", content.content_id.substr(0, 16));
     const std::string local = flavour_.name == "podman" ? "localhost/" : "";

@@ -30,14 +30,6 @@ std::unique_ptr<Environment> make_environment(const EnvironmentRequest& request,
                                fmt::join(environment_names(), ", ")));
 }
 
-std::filesystem::path noop_program_beside(const std::filesystem::path& self_exe) {
-  return self_exe.parent_path() / "dlcbench-noop";
-}
-
-std::filesystem::path probe_program_beside(const std::filesystem::path& self_exe) {
-  return self_exe.parent_path() / "dlcbench-probe";
-}
-
 WorkerLaunch command_launch_of(const CaseSpec& spec, const std::string& data) {
   WorkerLaunch launch;
   launch.program = WorkerLaunch::Program::command;

@@ -14,6 +14,7 @@
 
 #include "core/case_spec.h"
 #include "core/command_spec.h"
+#include "core/companion_programs.h"
 #include "core/process.h"
 #include "runtimes/image_builder.h"
 
@@ -123,7 +124,10 @@ struct LaunchCommand {
 };
 
 struct EnvironmentContext {
-  std::filesystem::path self_exe;  // this dlcbench binary
+  // The program the environment launches and builds its image around:
+  // dlcbench-worker beside the dlcbench binary (dlcbench-allreduce for the
+  // all-reduce); dlcbench-noop and dlcbench-probe are found beside it.
+  std::filesystem::path worker_exe;
   std::string run_id;
   // Only the noop program is needed (doctor): images hold nothing else, so
   // they are built in a moment.
@@ -174,10 +178,5 @@ class Environment {
 
 std::unique_ptr<Environment> make_environment(const EnvironmentRequest& request,
                                               const EnvironmentContext& context);
-
-// The noop program next to the dlcbench binary (built with it).
-std::filesystem::path noop_program_beside(const std::filesystem::path& self_exe);
-// dlcbench-probe next to the dlcbench binary (built with it).
-std::filesystem::path probe_program_beside(const std::filesystem::path& self_exe);
 
 }  // namespace dlcbench

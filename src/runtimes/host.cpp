@@ -3,6 +3,10 @@
 #include <filesystem>
 #include <optional>
 
+#include <fmt/format.h>
+
+#include "core/companion_programs.h"
+#include "core/errors.h"
 #include "core/scratch_dir.h"
 
 namespace fs = std::filesystem;
@@ -16,7 +20,13 @@ class HostEnvironment : public Environment {
   std::string name() const override { return "host"; }
   // A private TMPDIR for the worker (hpcc writes its input and output
   // there): removed with the run even when a worker is killed.
-  void prepare() override { scratch_.emplace(scratch_prefix()); }
+  void prepare() override {
+    if (!context_.noop_only && !context_.command_only && !fs::exists(context_.worker_exe))
+      throw EnvironmentUnavailable(fmt::format("{} is missing: it is built with dlcbench (target dlcbench-worker); "
+                                               "rebuild with scripts/build.sh",
+                                               context_.worker_exe.string()));
+    scratch_.emplace(scratch_prefix());
+  }
   void finish() override { scratch_.reset(); }
 
   std::vector<std::string> remove_leftovers() override {
@@ -27,19 +37,19 @@ class HostEnvironment : public Environment {
   LaunchCommand command(const WorkerLaunch& launch, const std::string&) const override {
     LaunchCommand c;
     if (launch.program == WorkerLaunch::Program::noop) {
-      c.argv = {noop_program_beside(context_.self_exe).string()};
+      c.argv = {noop_program_beside(context_.worker_exe).string()};
       return c;
     }
     if (launch.program == WorkerLaunch::Program::command) {
       const std::string data = launch.data == "synthetic" ? "" : fs::absolute(launch.data).string();
       const std::string workdir = launch.command->workdir.empty() ? "" : fs::absolute(launch.command->workdir).string();
-      c.argv = {probe_program_beside(context_.self_exe).string()};
+      c.argv = {probe_program_beside(context_.worker_exe).string()};
       const auto args = probe_arguments(launch, data, workdir);
       c.argv.insert(c.argv.end(), args.begin(), args.end());
       c.env = command_variables(launch, data, workdir);
       return c;
     }
-    c.argv.push_back(context_.self_exe.string());
+    c.argv.push_back(context_.worker_exe.string());
     c.argv.insert(c.argv.end(), launch.worker_args.begin(), launch.worker_args.end());
     c.argv.push_back("--data");
     c.argv.push_back(launch.data);
@@ -53,7 +63,7 @@ class HostEnvironment : public Environment {
   }
 
   nlohmann::json describe() const override {
-    return {{"name", "host"}, {"command", {context_.self_exe.string(), "worker", "..."}}};
+    return {{"name", "host"}, {"command", {context_.worker_exe.string(), "worker", "..."}}};
   }
 
  private:

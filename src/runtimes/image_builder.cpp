@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include "core/companion_programs.h"
 #include "core/errors.h"
 #include "core/process.h"
 #include "core/sha.h"
@@ -78,8 +79,13 @@ ImageContent worker_image_content(const fs::path& exe, const std::vector<ImageEx
   ImageContent content;
   // The layout version comes first: a change in how the root file system is
   // laid out must give a new image.
-  std::string identity = "layout 4\n" + file_digest(exe, "sha256");
-  content.files.push_back({exe, kImageBinaryPath});
+  if (!fs::exists(exe))
+    throw EnvironmentUnavailable(fmt::format("{} is missing: it is built with dlcbench (target dlcbench-worker); "
+                                             "rebuild with scripts/build.sh",
+                                             exe.string()));
+  // Layout 5: the worker is dlcbench-worker, no longer the dlcbench binary.
+  std::string identity = "layout 5\n" + file_digest(exe, "sha256");
+  content.files.push_back({exe, kImageWorkerPath});
   for (const auto& lib : library_closure(exe)) {
     content.files.push_back({lib, lib});
     identity += file_identity(lib);

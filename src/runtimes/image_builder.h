@@ -9,7 +9,11 @@
 
 namespace dlcbench {
 
-// Where the worker binary lives inside images dlcbench builds.
+// Where the worker program (dlcbench-worker) lives inside images dlcbench
+// builds; the CUDA plugin and dlcbench-noop lie beside it.
+inline constexpr const char* kImageWorkerPath = "/opt/dlcbench/bin/dlcbench-worker";
+// Where the dlcbench binary itself lives in the image `k8s --save-image`
+// writes, whose pods run `dlcbench run` (beside the worker).
 inline constexpr const char* kImageBinaryPath = "/opt/dlcbench/bin/dlcbench";
 // The static program that exits at once, for the startup workload.
 inline constexpr const char* kImageNoopPath = "/opt/dlcbench/bin/dlcbench-noop";

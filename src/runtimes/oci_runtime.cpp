@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "core/companion_programs.h"
 #include "core/errors.h"
 #include "core/process.h"
 #include "core/scratch_dir.h"
@@ -57,14 +58,14 @@ class OciEnvironment : public Environment {
       rootfs_ = command_rootfs(name_, options_.rootfs);
     } else if (!options_.rootfs.empty()) {
       rootfs_ = fs::absolute(options_.rootfs);
-      const char* needed = context_.noop_only ? kImageNoopPath : kImageBinaryPath;
+      const char* needed = context_.noop_only ? kImageNoopPath : kImageWorkerPath;
       if (!fs::exists(rootfs_ / fs::path(needed).relative_path()))
         throw EnvironmentUnavailable(fmt::format("{}:rootfs={} holds no {}: point rootfs= at a root file system "
                                                  "with dlcbench installed there, or leave it out",
                                                  name_, options_.rootfs, needed));
     } else {
       rootfs_ = scratch_->path() / "rootfs";
-      write_rootfs(image_content_for(context_.self_exe, context_.noop_only, context_.image_extras), rootfs_);
+      write_rootfs(image_content_for(context_.worker_exe, context_.noop_only, context_.image_extras), rootfs_);
     }
     // Their bundles have no seccomp filter unless asked: seccomp=default is
     // the container engines' default profile, as Docker and Podman apply it.
@@ -212,7 +213,7 @@ class OciEnvironment : public Environment {
     if (launch.program == WorkerLaunch::Program::command) {
       // The probe is bound over a file in /tmp (a tmpfs here), so nothing
       // is created in the user's root file system for it.
-      request.binds.push_back({fs::absolute(probe_program_beside(context_.self_exe)).string(), kContainerProbePath, true});
+      request.binds.push_back({fs::absolute(probe_program_beside(context_.worker_exe)).string(), kContainerProbePath, true});
       const CommandPlacement placed = place_command_in_container(launch);
       for (const auto& m : placed.mounts) request.binds.push_back({m.host, m.container, m.read_only});
       request.process.args = {kContainerProbePath};
@@ -221,7 +222,7 @@ class OciEnvironment : public Environment {
       request.process.env = command_variables(launch, placed.data, placed.workdir);
       return request;
     }
-    request.process.args = {kImageBinaryPath};
+    request.process.args = {kImageWorkerPath};
     request.process.args.insert(request.process.args.end(), launch.worker_args.begin(), launch.worker_args.end());
     request.process.args.push_back("--data");
     if (launch.data == "synthetic") {

@@ -44,6 +44,9 @@ struct BackendInfo {
 const std::vector<BackendInfo>& backends();
 const BackendInfo* find_backend(const std::string& name);
 std::vector<std::string> backend_names();
+// Why the back end cannot run with this build's worker (not compiled in, and
+// how to build it), or "" when it can. Loads nothing (backend_availability.cpp).
+std::string backend_unavailable(const std::string& name);
 
 // Each throws UsageError listing the valid names when a name is unknown.
 void validate_workload_name(const std::string& workload);

@@ -15,6 +15,7 @@
 #include <sstream>
 #include <thread>
 
+#include "../unit/test_files.h"
 #include "test_support.h"
 
 namespace dlcbench {

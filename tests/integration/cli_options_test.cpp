@@ -7,12 +7,15 @@
 #include <string>
 #include <string_view>
 
+#include <fmt/format.h>
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "../unit/test_files.h"
 #include "cli/commands.h"
 #include "cli/option_checks.h"
+#include "cli/worker_options.h"
 #include "core/sha.h"
 #include "test_support.h"
 
@@ -381,7 +384,8 @@ TEST(CliOptionsTable, CoversEveryOptionOfEveryCommand) {
   CLI::App app;
   int exit_code = 0;
   cli::add_run_command(app, exit_code);
-  cli::add_worker_command(app, exit_code);
+  cli::WorkerOptions worker_options;  // dlcbench-worker's options, which `dlcbench worker` hands on
+  cli::add_worker_options(app, worker_options);
   cli::add_data_command(app, exit_code);
   cli::add_list_command(app, exit_code);
   cli::add_report_command(app, exit_code);

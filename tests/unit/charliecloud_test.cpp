@@ -55,7 +55,7 @@ TEST(ChRunCommand, AWorkerRunsTheImagesBinaryWithTheDataBoundAndTheVariablesInIt
   setup.user = "alice";
   const LaunchCommand c = charliecloud_command(setup, launch);
   EXPECT_THAT(c.argv, ElementsAre("/usr/bin/ch-run", "--bind=/srv/mnist:/data", "/scratch/image", "--",
-                                  "/opt/dlcbench/bin/dlcbench", "worker", "--workload", "fcn5", "--data", "/data"));
+                                  "/opt/dlcbench/bin/dlcbench-worker", "worker", "--workload", "fcn5", "--data", "/data"));
   // Never a shell: the argument vector is the whole command.
   EXPECT_THAT(c.argv, Not(Contains("sh")));
   EXPECT_THAT(c.env, Contains(Pair("OMP_NUM_THREADS", "2")));
@@ -68,7 +68,7 @@ TEST(ChRunCommand, IoTargetsAreTheWritableImageTheHostsTmpfsOrABoundFolder) {
   launch.worker_args = {"worker", "--workload", "io-seq"};
   launch.io_target = "rootfs";
   const auto rootfs = charliecloud_command(example_setup(), launch).argv;
-  EXPECT_THAT(rootfs, ElementsAre("/usr/bin/ch-run", "--write", "/scratch/image", "--", "/opt/dlcbench/bin/dlcbench",
+  EXPECT_THAT(rootfs, ElementsAre("/usr/bin/ch-run", "--write", "/scratch/image", "--", "/opt/dlcbench/bin/dlcbench-worker",
                                   "worker", "--workload", "io-seq", "--data", "synthetic", "--path", "/var/tmp"));
   launch.io_target = "tmpfs";
   const auto tmpfs = charliecloud_command(example_setup(), launch).argv;
@@ -119,10 +119,10 @@ TEST(CharliecloudImage, TheImageFolderHoldsTheWorkerAndEverythingChRunBindsOnto)
   const fs::path exe = dir / "dlcbench";
   testing::write_text(exe, "not really a binary");
   ImageContent content;
-  content.files = {{exe, kImageBinaryPath}};
+  content.files = {{exe, kImageWorkerPath}};
   const fs::path image = dir / "image";
   write_charliecloud_image(content, image);
-  EXPECT_TRUE(fs::is_regular_file(image / "opt/dlcbench/bin/dlcbench"));
+  EXPECT_TRUE(fs::is_regular_file(image / "opt/dlcbench/bin/dlcbench-worker"));
   for (const char* folder : {"dev", "proc", "sys", "tmp", "home", "data", "var/tmp", "dlcbench-io"})
     EXPECT_TRUE(fs::is_directory(image / folder)) << folder;
   // Empty: ch-run binds its own or the host's over them.

@@ -41,7 +41,7 @@ TEST(ImageBuilder, ContentOfARealBinaryIncludesItsLoader) {
   ASSERT_TRUE(ls);
   ImageContent c = worker_image_content(*ls);
   ASSERT_GE(c.files.size(), 2u);
-  EXPECT_EQ(c.files[0].in_image, kImageBinaryPath);
+  EXPECT_EQ(c.files[0].in_image, kImageWorkerPath);
   bool has_libc = false;
   for (const auto& f : c.files) has_libc |= f.in_image.filename().string().rfind("libc.so", 0) == 0;
   EXPECT_TRUE(has_libc);

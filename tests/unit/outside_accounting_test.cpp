@@ -76,7 +76,8 @@ TEST(OutsideAccounting, GvisorsStubsRunTheWorkersCodeAndItsSentryIsAHelper) {
                                                      {103, 101, "runsc-sandbox", 0},
                                                      {104, 103, "exe", 0},
                                                      {105, 104, "exe", 0},
-                                                     {106, 1, "exe", 0}})
+                                                     {106, 1, "exe", 0},
+                                                     {107, 101, "dlcbench-worker", 0}})
     all[p.pid] = p;
   EXPECT_TRUE(runs_worker_code(all.at(104), all));
   EXPECT_TRUE(runs_worker_code(all.at(105), all));   // a stub cloned from a stub
@@ -84,6 +85,7 @@ TEST(OutsideAccounting, GvisorsStubsRunTheWorkersCodeAndItsSentryIsAHelper) {
   EXPECT_FALSE(runs_worker_code(all.at(103), all));
   EXPECT_FALSE(runs_worker_code(all.at(102), all));
   EXPECT_TRUE(runs_worker_code(all.at(100), all));
+  EXPECT_TRUE(runs_worker_code(all.at(107), all));  // the worker program
 }
 
 TEST(OutsideAccounting, ASandboxWhoseArgumentsCannotBeReadAtTheEndKeepsItsNameFromTheStart) {
