@@ -41,7 +41,7 @@ using testing::TempDir;
 using testing::wait_until;
 
 // The host worker processes `orchestrator` started: its children whose
-// command line is `.../dlcbench worker ...`.
+// command line is `.../dlcbench-worker worker ...`.
 std::vector<pid_t> host_workers(pid_t orchestrator) {
   std::vector<pid_t> found;
   for (const auto& entry : fs::directory_iterator("/proc")) {
@@ -61,7 +61,7 @@ std::vector<pid_t> host_workers(pid_t orchestrator) {
     std::string args = read_small_file(entry.path() / "cmdline");
     const auto first_end = args.find('\0');
     if (first_end == std::string::npos) continue;
-    if (args.substr(0, first_end).ends_with("dlcbench") && args.compare(first_end + 1, 7, std::string("worker\0", 7)) == 0)
+    if (args.substr(0, first_end).ends_with("dlcbench-worker") && args.compare(first_end + 1, 7, std::string("worker\0", 7)) == 0)
       found.push_back(std::stoi(name));
   }
   return found;
