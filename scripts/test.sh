@@ -75,17 +75,18 @@ stage "sanitizer build and unit tests"
 scripts/sanitize.sh
 
 stage "integration and fault tests"
-cd build
+# The worker's image imported once into Docker and Podman for all of them
+# (scripts/with-worker-images.sh), not once per run.
 DLCBENCH_REQUIRE_DOCKER=1 DLCBENCH_REQUIRE_RUNTIMES=1 DLCBENCH_REQUIRE_BROWSER=1 \
-  ../scripts/with-docker.sh ctest -L 'integration|faults' -j 2 --output-on-failure --timeout 900
+  scripts/with-docker.sh scripts/with-worker-images.sh \
+  ctest --test-dir build -L 'integration|faults' -j 2 --output-on-failure --timeout 900
 
 stage "cluster tests (local Slurm, two nodes)"
 # munged, slurmctld and two slurmd nodes on this machine, started and
 # stopped by their PIDs by with-slurm.sh; the nodes take turns on the
 # machine, so alone.
-DLCBENCH_REQUIRE_SLURM=1 ../scripts/with-docker.sh ../scripts/with-slurm.sh \
-  ctest -L cluster --output-on-failure --timeout 1800
-cd ..
+DLCBENCH_REQUIRE_SLURM=1 scripts/with-docker.sh scripts/with-slurm.sh \
+  ctest --test-dir build -L cluster --output-on-failure --timeout 1800
 
 stage "GPU check rehearsal"
 # In a container that stands in for the bare GPU machine (no development
