@@ -48,7 +48,7 @@ TEST(Micro, EveryMicroBenchmarkRunsInEveryEnvironmentOnTheFileSystemAskedFor) {
       {"run", "--workloads",
        "gemm:n=192,hpl:n=160,hpcg:n=16,stream/triad:n=200000,io-seq:size=4m,block=1m,mode=direct,io-lat:size=1m",
        "--path",
-       "rootfs,tmpfs," + volume.path().string(), "--envs", envs_list, "--runs", "1", "--warmup", "1", "--iters", "2",
+       "rootfs,tmpfs," + volume.path().string(), "--envs", envs_list, "--runs", "1", "--warmup", "0", "--iters", "2",
        "--threads", "2", "--out", out.path().string()},
       {}, 1200);
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
