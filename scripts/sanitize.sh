@@ -3,8 +3,7 @@
 # and UndefinedBehaviorSanitizer (build-sanitize/), where any report fails
 # them. scripts/test.sh (CI) runs it.
 #   scripts/sanitize.sh            build, then run the tests
-#   scripts/sanitize.sh --build    build only (test.sh builds it at idle
-#                                  priority beside the integration tests)
+#   scripts/sanitize.sh --build    build only
 #   scripts/sanitize.sh --test     run the tests of an earlier --build
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -15,14 +15,13 @@
 # last skip without a GPU), then the main job in small
 # (scripts/main-job.sh --quick: host against Docker, checked for verdicts).
 #
-# The full tier adds, after those: the integration and fault tests against a
-# real Docker Engine (started here if none runs, and stopped afterwards),
-# Podman, runc, crun, gVisor's runsc and Charliecloud, two at a time (each
-# run has its own run id, containers and image tag), where a runtime that
-# cannot start a container fails its tests instead of skipping them; beside
-# them, at idle priority, the unit tests' AddressSanitizer and
-# UndefinedBehaviorSanitizer build (scripts/sanitize.sh), whose tests run
-# after them; the cluster tests on a local two-node Slurm cluster; the
+# The full tier adds, after those: the unit tests built with AddressSanitizer
+# and UndefinedBehaviorSanitizer (scripts/sanitize.sh); the integration and
+# fault tests against a real Docker Engine (started here if none runs, and
+# stopped afterwards), Podman, runc, crun, gVisor's runsc and Charliecloud,
+# two at a time (each run has its own run id, containers and image tag),
+# where a runtime that cannot start a container fails its tests instead of
+# skipping them; the cluster tests on a local two-node Slurm cluster; the
 # GPU check rehearsed in a stand-in container (scripts/gpu-rehearsal.sh).
 # Each stage's wall time is printed at the end.
 # Not here, on request (see the README): `ctest -L heavy`, and the
@@ -72,28 +71,19 @@ scripts/main-job.sh --quick
 
 [ "$tier" = quick ] && exit 0
 
-stage "integration and fault tests (the sanitizer build beside them, at idle priority)"
-# The integration tests keep the CPUs about half busy (they wait for
-# containers to start and stop). The sanitizer build measures nothing, so
-# it takes the rest: SCHED_IDLE (chrt --idle) runs it only when nothing
-# else wants a CPU, and the tests keep theirs. Its log is
-# build/sanitize-build.log.
-chrt --idle 0 scripts/sanitize.sh --build >build/sanitize-build.log 2>&1 &
-sanitizer_build=$!
+stage "sanitizer build and unit tests"
+# Apart from the integration tests, though it measures nothing: their runs'
+# disturbance check would see its CPU (even at idle priority) and could set
+# their launches aside and add rounds. Running the two side by side is not
+# tried yet.
+scripts/sanitize.sh
+
+stage "integration and fault tests"
 # The worker's image imported once into Docker and Podman for all of them
 # (scripts/with-worker-images.sh), not once per run.
-integration_rc=0
 DLCBENCH_REQUIRE_DOCKER=1 DLCBENCH_REQUIRE_RUNTIMES=1 DLCBENCH_REQUIRE_BROWSER=1 \
   scripts/with-docker.sh scripts/with-worker-images.sh \
-  ctest --test-dir build -L 'integration|faults' -j 2 --output-on-failure --timeout 900 || integration_rc=$?
-stage "sanitizer build's end, and its unit tests"
-if ! wait "$sanitizer_build"; then
-  tail -40 build/sanitize-build.log >&2
-  echo "test.sh: the sanitizer build failed (above; all of it in build/sanitize-build.log)" >&2
-  exit 1
-fi
-[ "$integration_rc" -eq 0 ] || exit "$integration_rc"
-scripts/sanitize.sh --test
+  ctest --test-dir build -L 'integration|faults' -j 2 --output-on-failure --timeout 900
 
 stage "cluster tests (local Slurm, two nodes)"
 # munged, slurmctld and two slurmd nodes on this machine, started and
