@@ -2,34 +2,27 @@
 # The unit tests (framework-free, back ends, GPU) built with AddressSanitizer
 # and UndefinedBehaviorSanitizer (build-sanitize/), where any report fails
 # them. scripts/test.sh (CI) runs it.
-#   scripts/sanitize.sh            build, then run the tests
-#   scripts/sanitize.sh --build    build only
-#   scripts/sanitize.sh --test     run the tests of an earlier --build
+#   scripts/sanitize.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
-mode=${1:-all}
-case $mode in all | --build | --test) ;; *) echo "usage: $0 [--build|--test]" >&2; exit 2 ;; esac
 generator=()
 if [ ! -f build-sanitize/CMakeCache.txt ] && command -v ninja >/dev/null 2>&1; then generator=(-G Ninja); fi
-# -O0 -g1: reports with file and line; ASan instruments unoptimised code in
-# about a third of the time it takes at -O1, and nothing is optimised away
-# from its checks. A unity build (16 sources per compiler run) parses the
-# shared headers once per 16; scripts/test.sh's plain build is the one that
-# checks each source alone.
-if [ "$mode" != --test ]; then
-  cmake "${generator[@]}" -S . -B build-sanitize -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-    "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O0 -g1" -DDLCBENCH_SANITIZE=ON -DDLCBENCH_WERROR=ON -DDLCBENCH_BENCH=OFF \
-    -DDLCBENCH_CUDA=OFF -DCMAKE_UNITY_BUILD=ON -DCMAKE_UNITY_BUILD_BATCH_SIZE=16 >/dev/null
-  cmake --build build-sanitize -j "$(nproc)" --target unit_tests backend_unit_tests gpu_unit_tests
-fi
-[ "$mode" = --build ] && exit 0
+# -O0 -g1: reports with file and line; a source compiles with ASan in about
+# 40% of its time at -O1, and nothing is optimised away from its checks. A
+# unity build (16 sources per compiler run) parses the shared headers once
+# per 16; scripts/test.sh's plain build is the one that checks each source
+# alone.
+cmake "${generator[@]}" -S . -B build-sanitize -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O0 -g1" -DDLCBENCH_SANITIZE=ON -DDLCBENCH_WERROR=ON -DDLCBENCH_BENCH=OFF \
+  -DDLCBENCH_CUDA=OFF -DCMAKE_UNITY_BUILD=ON -DCMAKE_UNITY_BUILD_BATCH_SIZE=16 >/dev/null
+cmake --build build-sanitize -j "$(nproc)" --target unit_tests backend_unit_tests gpu_unit_tests
 # Each binary in one process (each ctest start of the back ends' tests would
 # load LibTorch).
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:strict_string_checks=1:detect_stack_use_after_return=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 # Left out here: NullExperiment.*, 2000 seeded repetitions of the analysis
-# (74 s under ASan at -O0, a fifth of a second at -O2) through code the
-# other statistics tests cover once each; the plain build's run has it.
+# (74 s here, 17 s in the plain build's run, which has it) through code the
+# other statistics tests cover once each.
 build-sanitize/tests/unit_tests --gtest_brief=1 --gtest_filter='-NullExperiment.*'
 for tests in backend_unit_tests gpu_unit_tests; do
   build-sanitize/tests/$tests --gtest_brief=1
