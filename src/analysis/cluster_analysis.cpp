@@ -134,7 +134,7 @@ ClusterCase analyze_case(const std::string& case_id, const std::vector<NodeRun>&
         if (other != node) others.insert(others.end(), v.begin(), v.end());
       const Overhead spread = compare_figures(node, RunFigures{values, {}}, RunFigures{others, {}},
                                               ComparisonWording::difference, margin);
-      auto figures = std::find_if(cc.nodes.begin(), cc.nodes.end(), [&](const NodeCaseFigures& f) { return f.node == node; });
+      auto figures = std::find_if(cc.nodes.begin(), cc.nodes.end(), [&name = node](const NodeCaseFigures& f) { return f.node == name; });
       figures->spread = spread;
       if (is_significant(spread.verdict)) cc.odd_nodes.push_back(node);
       const double m = mean(values);

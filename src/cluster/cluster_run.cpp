@@ -405,7 +405,7 @@ ClusterCheck check_cluster_request(const SlurmRequest& request, const fs::path& 
   }
   check_allocation(request, check.nodes);
   for (const auto& [node, cpus] : request.cpu_quota)
-    if (std::none_of(nodes.begin(), nodes.end(), [&](const SlurmNode& n) { return n.name == node; }))
+    if (std::none_of(nodes.begin(), nodes.end(), [&name = node](const SlurmNode& n) { return n.name == name; }))
       throw UsageError(fmt::format("--node-cpu-quota {}={}: Slurm has no usable node {} (`sinfo -N` lists them)", node,
                                    cpus, node));
   if (!request.stage.empty()) {

@@ -25,6 +25,28 @@ void write_all(int fd, std::string_view data, const std::filesystem::path& file)
   }
 }
 
+// How deep dlcbench reads JSON. Its own files nest a few levels. nlohmann's
+// parser keeps its own stack, but every later walk of a value (dump, copy,
+// comparison) recurses once per level, so a hostile file nested some
+// thousands deep overflowed the stack there: fuzz/regressions/manifest/
+// handmade-deeply-nested did, at 1,802 levels, in Clang's AddressSanitizer
+// build, whose frames are larger.
+constexpr int kMaxJsonDepth = 64;
+
+// Parses `text`, keeping nothing nested deeper than kMaxJsonDepth;
+// `too_deep` says whether anything was left out.
+nlohmann::json parse_within_depth(std::string_view text, bool allow_exceptions, bool& too_deep) {
+  too_deep = false;
+  return nlohmann::json::parse(
+      text,
+      [&too_deep](int depth, nlohmann::json::parse_event_t, nlohmann::json&) {
+        if (depth <= kMaxJsonDepth) return true;
+        too_deep = true;
+        return false;  // left out, and not stored
+      },
+      allow_exceptions);
+}
+
 }  // namespace
 
 ResultsWriter::ResultsWriter(const std::filesystem::path& file) : path_(file) {
@@ -75,8 +97,9 @@ ResultsContent parse_results_text(std::string_view text) {
     pos = end + 1;
     ++number;
     if (line.empty()) continue;
-    auto j = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
-    if (j.is_discarded() || !j.is_object())
+    bool too_deep = false;
+    auto j = parse_within_depth(line, /*allow_exceptions=*/false, too_deep);
+    if (too_deep || j.is_discarded() || !j.is_object())
       content.bad_lines.push_back(number);
     else {
       content.records.push_back(std::move(j));
@@ -108,13 +131,19 @@ nlohmann::json read_json_file(const std::filesystem::path& file) {
 }
 
 nlohmann::json parse_json_text(std::string_view text, const std::string& source) {
+  bool too_deep = false;
+  nlohmann::json value;
   try {
-    return nlohmann::json::parse(text);
+    value = parse_within_depth(text, /*allow_exceptions=*/true, too_deep);
   } catch (const nlohmann::json::exception& e) {
     // Not only parse_error: a number too large for a double is an
     // out_of_range (found by fuzz/manifest_fuzzer.cpp).
     throw std::runtime_error(fmt::format("{} is not valid JSON: {}", source, e.what()));
   }
+  if (too_deep)
+    throw std::runtime_error(fmt::format("{} nests deeper than {} levels: it is not a file dlcbench wrote", source,
+                                         kMaxJsonDepth));
+  return value;
 }
 
 }  // namespace dlcbench

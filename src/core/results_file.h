@@ -46,7 +46,10 @@ ResultsContent parse_results_text(std::string_view text);
 // so a reader never sees half a manifest.
 void write_json_atomically(const std::filesystem::path& file, const nlohmann::json& value);
 nlohmann::json read_json_file(const std::filesystem::path& file);
-// The same from the file's text; `source` names it in the error.
+// The same from the file's text; `source` names it in the error. Both, and
+// read_results, refuse JSON nested deeper than 64 levels (a results line so
+// nested is a bad line): dlcbench writes a few, and a deeper value would
+// overflow the stack of whatever walks it later.
 nlohmann::json parse_json_text(std::string_view text, const std::string& source);
 
 }  // namespace dlcbench

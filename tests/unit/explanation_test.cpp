@@ -85,12 +85,19 @@ std::vector<LaunchCounters> launches(int runs, double wall_ms, double user_ms, d
   std::normal_distribution<double> noise(1.0, 0.02);
   std::vector<LaunchCounters> out;
   for (int i = 0; i < runs; ++i) {
+    // Drawn one statement each: as arguments of one call their order would
+    // be the compiler's (GCC and Clang draw them in opposite orders).
     const double t = throttled_ms ? *throttled_ms * noise(rng) : 0;
-    out.push_back(read_launch_counters(
-        accounting_record(user_ms * noise(rng), system_ms * noise(rng), wait_ms * noise(rng),
-                          throttled_ms ? std::optional<double>(t) : std::nullopt, 100, throttled_ms ? 41 : 0,
-                          threads_at_work ? std::optional<double>(*threads_at_work * noise(rng)) : std::nullopt),
-        wall_ms * noise(rng) / 1e3));
+    const double wall = wall_ms * noise(rng);
+    const std::optional<double> threads =
+        threads_at_work ? std::optional<double>(*threads_at_work * noise(rng)) : std::nullopt;
+    const double wait = wait_ms * noise(rng);
+    const double system = system_ms * noise(rng);
+    const double user = user_ms * noise(rng);
+    out.push_back(read_launch_counters(accounting_record(user, system, wait,
+                                                         throttled_ms ? std::optional<double>(t) : std::nullopt, 100,
+                                                         throttled_ms ? 41 : 0, threads),
+                                       wall / 1e3));
   }
   return out;
 }

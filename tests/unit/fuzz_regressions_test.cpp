@@ -100,5 +100,24 @@ TEST(FuzzRegressions, ResultRecordsOfTheWrongTypeAreLeftOutWithANote) {
               HasSubstr("2 record(s) with a field missing or of the wrong type (first at line 1: record.round is 1e+300"));
 }
 
+TEST(FuzzRegressions, JsonNestedDeeperThanDlcbenchWritesIsRefusedBeforeAnythingWalksIt) {
+  // Parsed whole, 200,000 levels overflowed the stack of the first recursive
+  // walk (the dump that shows a wrong value in an error message), in every
+  // build; Clang's ASan build overflowed at 1,802 (handmade-deeply-nested).
+  const auto nested = [](std::size_t depth, const std::string& inner) {
+    return std::string(depth, '[') + inner + std::string(depth, ']');
+  };
+  const std::string deep = "{\"plan\":" + nested(200000, "1") + "}";
+  EXPECT_THAT([&] { parse_json_text(deep, "manifest.json"); },
+              ::testing::ThrowsMessage<std::runtime_error>(HasSubstr("manifest.json nests deeper than 64 levels")));
+  EXPECT_NO_THROW(fuzz::manifest(std::vector<std::uint8_t>(deep.begin(), deep.end())));
+  // A results line nested so deep is a bad line; the line beside it is read.
+  const ResultsContent content = parse_results_text("{\"a\":" + nested(200000, "") + "}\n{\"type\":\"sample\"}\n");
+  EXPECT_EQ(content.bad_lines, std::vector<std::size_t>{1});
+  EXPECT_EQ(content.line_numbers, std::vector<std::size_t>{2});
+  // What dlcbench writes is far from the limit: 60 levels still read.
+  EXPECT_EQ(parse_json_text(nested(60, "7"), "m").flatten().begin()->get<int>(), 7);
+}
+
 }  // namespace
 }  // namespace dlcbench

@@ -68,7 +68,10 @@ void gemm_on_this_thread(bool transpose_a, bool transpose_b, std::int64_t m, std
 void column_sums(const float* x, std::int64_t rows, std::int64_t cols, float* out) {
 #pragma omp parallel if (rows * cols > (1 << 16))
   {
-    const auto [begin, end] = band(cols, omp_get_thread_num(), omp_get_num_threads());  // one band per thread
+    // One band per thread. Plain variables, not a structured binding: an
+    // OpenMP construct inside may not refer to a binding (Clang refuses it).
+    const std::pair<std::int64_t, std::int64_t> columns = band(cols, omp_get_thread_num(), omp_get_num_threads());
+    const std::int64_t begin = columns.first, end = columns.second;
     std::fill(out + begin, out + end, 0.0f);
     for (std::int64_t r = 0; r < rows; ++r) {
       const float* row = x + r * cols;
