@@ -14,8 +14,9 @@ packages=(
   # time it needs; scripts/gpu-rehearsal.sh makes its stand-in machine's root
   # file system with debootstrap.
   libgfortran-12-dev debootstrap
-  # scripts/fuzz.sh: clang with libFuzzer and the sanitizer runtimes.
-  clang libclang-rt-14-dev
+  # scripts/fuzz.sh and scripts/sanitize.sh: clang with libFuzzer, the
+  # sanitizer runtimes and its OpenMP.
+  clang libclang-rt-14-dev libomp-14-dev
   docker.io runc
   # Podman and crun run as they are; `dlcbench doctor` says what works here.
   podman crun

@@ -189,7 +189,10 @@ class Gemm final : public MicroBenchmark {
                                         dense::blas_core(), dense::blas_threads()));
     }
     result.work = gemm_flops(n_);
-    result.detail = {{"checked_entries", check.entries}, {"max_error_ratio", check.max_error_ratio}};
+    // Typed, not `= {...}`: in a template, Clang before 17 never destroys the
+    // temporary that a braced list passes to a by-value operator= (LLVM issue
+    // 51037), so the default detail object leaked in every Clang build.
+    result.detail = nlohmann::json{{"checked_entries", check.entries}, {"max_error_ratio", check.max_error_ratio}};
     return result;
   }
 
