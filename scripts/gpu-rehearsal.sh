@@ -105,7 +105,10 @@ done
 
 step "the check, in the container (network off)"
 rc=0
-docker run --rm --network none \
+# REHEARSAL_CPU_SHARES (for example 2): the container's CPU weight, so that
+# scripts/test-containers.sh can run it beside the integration tests without
+# taking their CPU (a container does not inherit the caller's priority).
+docker run --rm --network none --cpu-shares "${REHEARSAL_CPU_SHARES:-1024}" \
   -e GPU_CHECK_JOBS="${REHEARSAL_JOBS:-$(nproc)}" -e PATH=/usr/local/cuda/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
   -v "$work/repo:/work/repo" -v "$out:/out" \
   -v "$toolkit:/usr/local/cuda-13.0:ro" -v "$(realpath "$cuda/lib"):/opt/cuda-libraries:ro" \

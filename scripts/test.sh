@@ -15,14 +15,16 @@
 # last skip without a GPU), then the main job in small
 # (scripts/main-job.sh --quick: host against Docker, checked for verdicts).
 #
-# The full tier adds, after those: the unit tests built with AddressSanitizer
-# and UndefinedBehaviorSanitizer (scripts/sanitize.sh); the integration and
-# fault tests against a real Docker Engine (started here if none runs, and
-# stopped afterwards), Podman, runc, crun, gVisor's runsc and Charliecloud,
-# two at a time (each run has its own run id, containers and image tag),
-# where a runtime that cannot start a container fails its tests instead of
-# skipping them; the cluster tests on a local two-node Slurm cluster; the
-# GPU check rehearsed in a stand-in container (scripts/gpu-rehearsal.sh).
+# The full tier adds, after those, under one Docker Engine (started here if
+# none runs, and stopped afterwards; scripts/test-containers.sh): the
+# integration and fault tests against Docker, Podman, runc, crun, gVisor's
+# runsc and Charliecloud, three at a time (each run has its own run id,
+# containers and image tag), where a runtime that cannot start a container
+# fails its tests instead of skipping them; then the cluster tests on a local
+# two-node Slurm cluster. Beside them, at idle priority in the CPU the tests
+# leave while they wait on containers: the unit tests built with Clang's
+# AddressSanitizer and UndefinedBehaviorSanitizer (scripts/sanitize.sh), then
+# the GPU check rehearsed in a stand-in container (scripts/gpu-rehearsal.sh).
 # Each stage's wall time is printed at the end.
 # Not here, on request (see the README): `ctest -L heavy`, and the
 # cleanliness tests (`ctest -L cleanliness`: minutes, and alone).
@@ -71,30 +73,7 @@ scripts/main-job.sh --quick
 
 [ "$tier" = quick ] && exit 0
 
-stage "sanitizer build and unit tests"
-# Apart from the integration tests, though it measures nothing: their runs'
-# disturbance check would see its CPU (even at idle priority) and could set
-# their launches aside and add rounds. Running the two side by side is not
-# tried yet.
-scripts/sanitize.sh
-
-stage "integration and fault tests"
-# The worker's image imported once into Docker and Podman for all of them
-# (scripts/with-worker-images.sh), not once per run.
-DLCBENCH_REQUIRE_DOCKER=1 DLCBENCH_REQUIRE_RUNTIMES=1 DLCBENCH_REQUIRE_BROWSER=1 \
-  scripts/with-docker.sh scripts/with-worker-images.sh \
-  ctest --test-dir build -L 'integration|faults' -j 2 --output-on-failure --timeout 900
-
-stage "cluster tests (local Slurm, two nodes)"
-# munged, slurmctld and two slurmd nodes on this machine, started and
-# stopped by their PIDs by with-slurm.sh; the nodes take turns on the
-# machine, so alone.
-DLCBENCH_REQUIRE_SLURM=1 scripts/with-docker.sh scripts/with-slurm.sh \
-  ctest --test-dir build -L cluster --output-on-failure --timeout 1800
-
-stage "GPU check rehearsal"
-# In a container that stands in for the bare GPU machine (no development
-# packages, no network): it must build from the repository and
-# gpu-bundle.tar.gz alone and say "no GPU" cleanly.
-scripts/with-docker.sh scripts/gpu-rehearsal.sh build/gpu-rehearsal
-
+stage "integration, fault and cluster tests; beside them the sanitizer build and the GPU rehearsal"
+# One Docker Engine for all of them (started here if none runs, and stopped
+# afterwards); scripts/test-containers.sh prints the time of each part.
+scripts/with-docker.sh scripts/test-containers.sh

@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# The full tier's second half (scripts/test.sh runs it once build/ is built
+# and the unit tests pass), under one Docker Engine (scripts/with-docker.sh):
+#
+#   in front:  the integration and fault tests, three at a time, then the
+#              cluster tests on a local two-node Slurm cluster, alone;
+#   beside:    the sanitizer build and its unit tests (scripts/sanitize.sh),
+#              then the GPU check rehearsed in its stand-in container
+#              (scripts/gpu-rehearsal.sh), all at idle priority.
+#
+# The tests in front wait on containers for about half of their time; the
+# side lane measures nothing and compiles in that idle CPU. The tests use
+# fixed rounds (--max-runs equal to --runs), so a busy CPU makes a test
+# slower but never changes what it runs or what it asserts. The side lane's
+# output goes to build/side-lane.log, printed when it fails.
+#
+#   scripts/with-docker.sh scripts/test-containers.sh
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+if ! docker version --format '{{.Server.Version}}' >/dev/null 2>&1; then
+  echo "test-containers: no Docker Engine answers: run it as scripts/with-docker.sh scripts/test-containers.sh" >&2
+  exit 2
+fi
+
+started=$(date +%s)
+timings=()
+timed() {  # timed NAME COMMAND...: runs it, keeps its wall time and status
+  local name=$1 t0 rc
+  shift
+  t0=$(date +%s)
+  "$@"
+  rc=$?
+  timings+=("$(printf '%6d s  %s%s' $(($(date +%s) - t0)) "$name" "$([ $rc -eq 0 ] || echo " (FAILED, exit $rc)")")")
+  return $rc
+}
+
+# The side lane. SCHED_IDLE: it gets a CPU only when nothing else wants one;
+# the rehearsal's container, which dockerd starts and so does not inherit
+# that, gets the lowest CPU weight instead.
+side_log=build/side-lane.log
+side_times=build/side-lane.times
+side_lane() {
+  local t0 rc=0
+  t0=$(date +%s)
+  chrt --idle 0 nice -n 19 scripts/sanitize.sh || rc=$?
+  printf '%6d s  sanitizer build and unit tests%s\n' $(($(date +%s) - t0)) "$([ $rc -eq 0 ] || echo " (FAILED, exit $rc)")" >>"$side_times"
+  [ $rc -eq 0 ] || return $rc
+  t0=$(date +%s)
+  REHEARSAL_CPU_SHARES=2 chrt --idle 0 nice -n 19 scripts/gpu-rehearsal.sh build/gpu-rehearsal || rc=$?
+  printf '%6d s  GPU check rehearsal%s\n' $(($(date +%s) - t0)) "$([ $rc -eq 0 ] || echo " (FAILED, exit $rc)")" >>"$side_times"
+  return $rc
+}
+: >"$side_times"
+# In a process group of its own (job control on for the start), so that the
+# whole lane, its compilers included, stops with this script.
+set -m
+side_lane >"$side_log" 2>&1 &
+side_pid=$!
+set +m
+trap '[ -n "${side_pid:-}" ] && kill -- "-$side_pid" 2>/dev/null' EXIT
+
+# Where ctest has no costs yet (a fresh clone), it starts the tests in the
+# order they are declared; the longest ones started last would run alone at
+# the end. tests/ctest-costs.txt gives it the costs measured last.
+costs=build/Testing/Temporary/CTestCostData.txt
+if [ ! -s "$costs" ]; then
+  mkdir -p "$(dirname "$costs")"
+  grep -v '^#' tests/ctest-costs.txt >"$costs"
+fi
+
+rc=0
+# The worker's image imported once into Docker and Podman for all of them
+# (scripts/with-worker-images.sh), not once per run.
+DLCBENCH_REQUIRE_DOCKER=1 DLCBENCH_REQUIRE_RUNTIMES=1 DLCBENCH_REQUIRE_BROWSER=1 \
+  timed "integration and fault tests (3 at a time)" scripts/with-worker-images.sh \
+  ctest --test-dir build -L 'integration|faults' -j 3 --output-on-failure --timeout 900 || rc=1
+
+# munged, slurmctld and two slurmd nodes on this machine, started and
+# stopped by their PIDs by with-slurm.sh; the nodes take turns on the
+# machine, so the cluster tests run one at a time.
+DLCBENCH_REQUIRE_SLURM=1 timed "cluster tests (local Slurm, two nodes)" scripts/with-slurm.sh \
+  ctest --test-dir build -L cluster --output-on-failure --timeout 1800 || rc=1
+
+t0=$(date +%s)
+side_rc=0
+wait "$side_pid" || side_rc=$?
+side_pid=""
+timings+=("$(printf '%6d s  waiting for the side lane' $(($(date +%s) - t0)))")
+if [ $side_rc -ne 0 ]; then
+  echo "== test-containers: the side lane failed (exit $side_rc); its output, $side_log:"
+  cat "$side_log"
+  rc=1
+else
+  tail -n 5 "$side_log"
+fi
+
+echo "== test-containers: wall time, in front"
+printf '%s\n' "${timings[@]}"
+echo "== test-containers: wall time, beside (at idle priority)"
+cat "$side_times"
+printf '%6d s  in all\n' $(($(date +%s) - started))
+exit $rc
