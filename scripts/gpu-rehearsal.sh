@@ -109,7 +109,7 @@ rc=0
 # scripts/test-containers.sh can run it beside the integration tests without
 # taking their CPU (a container does not inherit the caller's priority).
 docker run --rm --network none --cpu-shares "${REHEARSAL_CPU_SHARES:-1024}" \
-  -e GPU_CHECK_JOBS="${REHEARSAL_JOBS:-$(nproc)}" -e PATH=/usr/local/cuda/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+  -e GPU_CHECK_JOBS="${REHEARSAL_JOBS:-$(nproc)}" -e GPU_CHECK_OPT=-O0 -e PATH=/usr/local/cuda/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
   -v "$work/repo:/work/repo" -v "$out:/out" \
   -v "$toolkit:/usr/local/cuda-13.0:ro" -v "$(realpath "$cuda/lib"):/opt/cuda-libraries:ro" \
   -v "$wheels:/usr/local/lib/python3.11/dist-packages/nvidia:ro" \
