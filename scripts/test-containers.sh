@@ -40,32 +40,28 @@ timed() {  # timed NAME COMMAND...: runs it, keeps its wall time and status
 # that, gets the lowest CPU weight instead.
 side_log=build/side-lane.log
 side_times=build/side-lane.times
-# children_cpu: sets cpu to the CPU seconds (user + system) this shell's
-# finished children have used, the second line of `times`, which runs in
-# this shell (a subshell, as in $(...), has no children).
-children_cpu() {
+# side_step NAME COMMAND...: runs it, appends its wall time, the CPU seconds
+# (user + system) of its processes and its status to $side_times. The CPU
+# time is what `times` reports for this shell's finished children, read in
+# this shell (a subshell, as in $(...), has none); processes that dockerd
+# starts are not among them.
+side_step() {
+  local name=$1 t0 c0 c1 rc=0
+  shift
+  t0=$(date +%s)
   times >build/side-lane.cpu
-  cpu=$(awk 'NR == 2 { split($1, u, /[ms]/); split($2, s, /[ms]/); print int(u[1] * 60 + u[2] + s[1] * 60 + s[2]) }' build/side-lane.cpu)
+  "$@" || rc=$?
+  times >>build/side-lane.cpu
+  # Lines 2 and 4: the children's user and system time, as 1m2.345s.
+  read -r c0 c1 < <(awk 'NR % 2 == 0 { split($1, u, /[ms]/); split($2, s, /[ms]/); printf "%d ", u[1] * 60 + u[2] + s[1] * 60 + s[2] }' build/side-lane.cpu)
+  rm -f build/side-lane.cpu
+  printf '%6d s %7d CPU-s  %s%s\n' $(($(date +%s) - t0)) $((c1 - c0)) "$name" "$([ $rc -eq 0 ] || echo " (FAILED, exit $rc)")" >>"$side_times"
+  return $rc
 }
 side_lane() {
-  local t0 c0 cpu rc=0
-  t0=$(date +%s)
-  children_cpu
-  c0=$cpu
-  chrt --idle 0 nice -n 19 scripts/sanitize.sh || rc=$?
-  children_cpu
-  printf '%6d s %7d CPU-s  sanitizer build and unit tests%s\n' $(($(date +%s) - t0)) $((cpu - c0)) \
-    "$([ $rc -eq 0 ] || echo " (FAILED, exit $rc)")" >>"$side_times"
-  [ $rc -eq 0 ] || return $rc
-  t0=$(date +%s)
-  children_cpu
-  c0=$cpu
-  REHEARSAL_CPU_SHARES=2 chrt --idle 0 nice -n 19 scripts/gpu-rehearsal.sh build/gpu-rehearsal || rc=$?
-  # The container's processes are dockerd's children, not counted here.
-  children_cpu
-  printf '%6d s %7d CPU-s  GPU check rehearsal (without its container)%s\n' $(($(date +%s) - t0)) $((cpu - c0)) \
-    "$([ $rc -eq 0 ] || echo " (FAILED, exit $rc)")" >>"$side_times"
-  return $rc
+  side_step "sanitizer build and unit tests" chrt --idle 0 nice -n 19 scripts/sanitize.sh || return
+  side_step "GPU check rehearsal (without its container)" \
+    env REHEARSAL_CPU_SHARES=2 chrt --idle 0 nice -n 19 scripts/gpu-rehearsal.sh build/gpu-rehearsal
 }
 : >"$side_times"
 # In a process group of its own (job control on for the start), so that the

@@ -22,8 +22,8 @@ namespace dlcbench::cli {
 namespace {
 
 // True when dlcbench-worker's option parsing would accept `args` (what
-// follows `worker`); false after printing its refusal. --help and
-// --version are the worker's to answer.
+// follows `worker`); false after printing its refusal. --help is the
+// worker's to answer.
 bool worker_would_parse(const std::vector<std::string>& args) {
   CLI::App app{"dlcbench"};
   WorkerOptions options;
@@ -33,8 +33,6 @@ bool worker_would_parse(const std::vector<std::string>& args) {
   try {
     app.parse(reversed);
   } catch (const CLI::CallForHelp&) {
-    return true;
-  } catch (const CLI::CallForAllHelp&) {
     return true;
   } catch (const CLI::ParseError& e) {
     app.exit(e);
