@@ -40,7 +40,7 @@ stop_leftovers() {
     pid=${f#/proc/}
     pid=${pid%/cmdline}
     [ "$pid" = "$$" ] && continue
-    cmd=$(tr '\0' '\n' <"$f" 2>/dev/null) || continue
+    cmd=$( { tr '\0' '\n' <"$f"; } 2>/dev/null) || continue
     case "$cmd" in *"$state/"*) ;; *) continue ;; esac
     pids+=("$pid")
     ids+=($(printf '%s\n' "$cmd" | awk 'previous == "-id" { print } { previous = $0 }'))

@@ -5,7 +5,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cstddef>
 #include <fstream>
 #include <thread>
 
@@ -24,15 +26,18 @@ namespace {
 std::vector<std::string> with_fixed_rounds(std::vector<std::string> args) {
   if (args.empty() || (args[0] != "run" && args[0] != "explain" && args[0] != "calibrate")) return args;
   std::string runs;
-  for (std::size_t i = 0; i < args.size(); ++i) {
+  // Options stop at "--": what follows is a user's command, left as given.
+  const auto command = std::find(args.begin(), args.end(), "--");
+  const std::size_t options = static_cast<std::size_t>(command - args.begin());
+  for (std::size_t i = 0; i < options; ++i) {
     for (const char* adds : {"--max-runs", "--precision", "--until-cv", "--resume"})
       if (args[i] == adds || args[i].rfind(std::string(adds) + "=", 0) == 0) return args;
-    if (args[i] == "--runs" && i + 1 < args.size()) runs = args[i + 1];
+    if (args[i] == "--runs" && i + 1 < options) runs = args[i + 1];
   }
   if (runs.empty()) runs = "20";
   if (runs.empty() || runs.size() > 6 || runs.find_first_not_of("0123456789") != std::string::npos) return args;
   if (const long n = std::stol(runs); n < 1 || n > 100000) return args;  // refused anyway: leave the message to it
-  args.insert(args.end(), {"--max-runs", runs});
+  args.insert(args.begin() + static_cast<std::ptrdiff_t>(options), {"--max-runs", runs});
   return args;
 }
 }  // namespace
