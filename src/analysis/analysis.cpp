@@ -166,6 +166,12 @@ void note_records(Analysis& a, const FoldedLaunches& folded) {
     a.notes.push_back(fmt::format("results.jsonl holds {} sample(s) of cases or environments the manifest's plan "
                                   "does not list (first at {}); they are left out",
                                   folded.unknown, folded.first_unknown));
+  for (const auto& [key, refused] : folded.refused)
+    a.notes.push_back(fmt::format("{} in {}: --metric captured {} that {} no positive number ({}): a time or a rate "
+                                  "is above zero, so {} left out",
+                                  key.first, key.second, counted(refused.count, "value", "values"),
+                                  refused.count == 1 ? "is" : "are", fmt::join(refused.values, ", "),
+                                  refused.count == 1 ? "it was" : "they were"));
   for (const auto& [key, p] : folded.unfinished)
     if (!p.measured.empty())
       a.notes.push_back(fmt::format("{} in {}, round {}: {} of a launch that did not finish "

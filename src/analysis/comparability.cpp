@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
+#include <string>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -179,19 +182,31 @@ std::vector<Mismatch> compare_fingerprints(const nlohmann::json& baseline, const
 
 namespace {
 
-// "libopenblasp-r0.3.21.so, build id 1a2b3c4d5e6f" for one library of a
-// probe's list, by file name.
-std::map<std::string, std::string> libraries_by_name(const nlohmann::json& fingerprint) {
-  std::map<std::string, std::string> out;
+// One library of a probe's list.
+struct LoadedLibraryFact {
+  std::string name;      // as mapped: "libz.so.1" or "libz.so.1.2.13"
+  std::string build_id;  // "" where the file has none
+  std::string text;      // "libz.so.1.2.13, build id 1a2b3c4d5e6f"
+};
+
+std::vector<LoadedLibraryFact> loaded_libraries(const nlohmann::json& fingerprint) {
+  std::vector<LoadedLibraryFact> out;
   const nlohmann::json::json_pointer files("/command_libraries/files");
   if (!fingerprint.contains(files) || !fingerprint.at(files).is_array()) return out;
   for (const auto& f : fingerprint.at(files)) {
     if (!f.is_object()) continue;
     const std::string name = f.value("name", "");
     const std::string real = f.value("real_name", name), id = f.value("build_id", "");
-    out[name] = fmt::format("{}{}", real, id.empty() ? "" : fmt::format(", build id {}", id.substr(0, 12)));
+    out.push_back({name, id, fmt::format("{}{}", real, id.empty() ? "" : fmt::format(", build id {}", id.substr(0, 12)))});
   }
   return out;
+}
+
+// "libz.so.1.2.13" and "libz.so.1" are one library under two names (an
+// image may hold its libraries under their short names): "libz.so".
+std::string library_base_name(const std::string& name) {
+  const auto so = name.find(".so");
+  return so == std::string::npos ? name : name.substr(0, so + 3);
 }
 
 }  // namespace
@@ -203,16 +218,29 @@ std::vector<Mismatch> compare_command_fingerprints(const nlohmann::json& baselin
     m.possible_cause = true;
     m.blocking = false;
   }
-  const auto a = libraries_by_name(baseline), b = libraries_by_name(other);
+  // The same file (the same build id) under any name is the same library;
+  // the rest are paired by base name, so each library is named once.
+  std::vector<LoadedLibraryFact> a = loaded_libraries(baseline), b = loaded_libraries(other);
+  std::set<std::string> ids_in_b;
+  for (const auto& lib : b)
+    if (!lib.build_id.empty()) ids_in_b.insert(lib.build_id);
+  std::set<std::string> ids_in_a;
+  for (const auto& lib : a)
+    if (!lib.build_id.empty()) ids_in_a.insert(lib.build_id);
+  std::map<std::string, std::string> a_left, b_left;  // base name -> text
+  for (const auto& lib : a)
+    if (lib.build_id.empty() || !ids_in_b.count(lib.build_id)) a_left.emplace(library_base_name(lib.name), lib.text);
+  for (const auto& lib : b)
+    if (lib.build_id.empty() || !ids_in_a.count(lib.build_id)) b_left.emplace(library_base_name(lib.name), lib.text);
   const std::string fix = "build the image with the host's versions of the library, or measure the host with the "
                           "image's (the chroot environment runs the image's files without isolation)";
-  for (const auto& [name, text] : a) {
-    const auto it = b.find(name);
-    if (it == b.end()) out.push_back({"libraries/" + name, text, "not loaded", false, false, fix, true});
-    else if (it->second != text) out.push_back({"libraries/" + name, text, it->second, false, false, fix, true});
+  for (const auto& [base, text] : a_left) {
+    const auto it = b_left.find(base);
+    if (it == b_left.end()) out.push_back({"libraries/" + base, text, "not loaded", false, false, fix, true});
+    else if (it->second != text) out.push_back({"libraries/" + base, text, it->second, false, false, fix, true});
   }
-  for (const auto& [name, text] : b)
-    if (!a.count(name)) out.push_back({"libraries/" + name, "not loaded", text, false, false, fix, true});
+  for (const auto& [base, text] : b_left)
+    if (!a_left.count(base)) out.push_back({"libraries/" + base, "not loaded", text, false, false, fix, true});
   return out;
 }
 

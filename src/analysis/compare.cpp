@@ -1,6 +1,5 @@
 #include "analysis/compare.h"
 
-#include <cmath>
 
 #include <fmt/format.h>
 
@@ -12,8 +11,6 @@ const CaseAnalysis* find_case(const Analysis& a, const std::string& id) {
     if (c.case_id == id) return &c;
   return nullptr;
 }
-
-std::string num(double v) { return std::isfinite(v) ? fmt::format("{:.5f}", v) : "n/a"; }
 
 }  // namespace
 
@@ -52,25 +49,16 @@ Comparison compare_runs(const Analysis& a, const Analysis& b, const std::string&
       out.rows.push_back(std::move(row));
     }
   }
-  for (const auto& cb : b.cases)
-    if (!find_case(a, cb.case_id)) out.notes.push_back(fmt::format("case {} is only in {}", cb.case_id, run_b));
-  return out;
-}
-
-std::string render_comparison(const Comparison& c) {
-  std::string out = fmt::format("A = {}\nB = {}\nB relative to A, per case and environment (B/A: Hodges-Lehmann ratio of run "
-                                "values with the exact Mann-Whitney 95% CI; the means' ratio with Fieller's "
-                                "CI beside it; + is slower)\n\n",
-                                c.run_a, c.run_b);
-  out += fmt::format("  {:<26} {:<12} {:>10} {:>10} {:>8}  {}\n", "case", "env", "A mean", "B mean", "B/A", "verdict");
-  for (const auto& r : c.rows) {
-    out += fmt::format("  {:<26} {:<12} {:>10} {:>10} {:>8.4f}  {}\n", r.case_id, r.env, num(r.a.runs.mean),
-                       num(r.b.runs.mean), r.change.robust.ratio, r.change.verdict_text);
-    for (const auto& d : r.differences)
-      out += fmt::format("      differs: {}: A has {}, B has {}\n", d.field, d.baseline_value, d.other_value);
+  for (const auto& cb : b.cases) {
+    const CaseAnalysis* ca = find_case(a, cb.case_id);
+    if (!ca) {
+      out.notes.push_back(fmt::format("case {} is only in {}", cb.case_id, run_b));
+      continue;
+    }
+    for (const auto& eb : cb.envs)
+      if (!find_environment(*ca, eb.env))
+        out.notes.push_back(fmt::format("{} in {} is only in {}", cb.case_id, eb.env, run_b));
   }
-  if (c.rows.empty()) out += "  (no case and environment is in both runs)\n";
-  for (const auto& n : c.notes) out += fmt::format("note: {}\n", n);
   return out;
 }
 

@@ -27,6 +27,4 @@ struct Comparison {
 
 Comparison compare_runs(const Analysis& a, const Analysis& b, const std::string& run_a, const std::string& run_b);
 
-std::string render_comparison(const Comparison& c);
-
 }  // namespace dlcbench

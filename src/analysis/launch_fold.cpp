@@ -1,5 +1,7 @@
 #include "analysis/launch_fold.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "analysis/run_records.h"
@@ -84,6 +86,12 @@ void fold_case_record(Analysis& a, FoldedLaunches& f, EnvironmentStats& es, cons
     f.unfinished[key].accounting = record;
   } else if (r.type == "command_startup") {
     f.unfinished[key].startup_seconds = r.seconds;
+  } else if (r.type == "metric_refused") {
+    FoldedLaunches::Refused& refused = f.refused[{*r.case_id, es.env}];
+    refused.count += r.refused_count;
+    for (const auto& v : r.refused_values)
+      if (refused.values.size() < 5 && std::find(refused.values.begin(), refused.values.end(), v) == refused.values.end())
+        refused.values.push_back(v);
   } else if (r.type == "launch") {
     finish_launch(a, f, key, r, line);
   }

@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -42,6 +43,12 @@ struct FoldedLaunches {
   std::map<LaunchId, FinishedLaunch> finished;
   std::map<LaunchId, LaunchSamples> unfinished;  // no launch record: the run stopped during them
   int launch_records = 0;                        // every "launch" line, of any case
+  // (case, environment): values --metric captured and refused, over launches.
+  struct Refused {
+    std::size_t count = 0;
+    std::vector<std::string> values;  // the first few
+  };
+  std::map<std::pair<std::string, std::string>, Refused> refused;
   // Records left out, with the first of each kind ("line 7: ...").
   std::size_t malformed = 0, unknown = 0;
   std::string first_malformed, first_unknown;

@@ -130,6 +130,13 @@ ResultRecord read_result_record(const json& r) {
       throw DataError(seconds ? fmt::format("a command's start-up seconds is {}, which is negative", *seconds)
                               : "a command's start-up has no seconds");
     rec.seconds = *seconds;
+  } else if (rec.type == "metric_refused") {
+    const auto count = number_field(r, "count", where);
+    if (!count || *count < 1) throw DataError("a metric_refused record has no count of at least 1");
+    rec.refused_count = static_cast<std::size_t>(*count);
+    if (const auto values = r.find("values"); values != r.end() && values->is_array())
+      for (const auto& v : *values)
+        if (v.is_string()) rec.refused_values.push_back(v.get<std::string>());
   } else if (rec.type == "launch") {
     rec.ok = bool_field(r, "ok", false, where);
     rec.cause = string_field(r, "cause", "failed", where);

@@ -77,6 +77,9 @@ struct ResultRecord {
   // estimated peak GFLOP/s, gpu-copy's bandwidth limit in GB/s; from the
   // worker's description of the operation.
   std::optional<double> estimated_limit;
+  // metric_refused: values --metric captured that are no positive number
+  std::size_t refused_count = 0;
+  std::vector<std::string> refused_values;  // the first few, as captured
 };
 
 // Throws DataError naming the field; a sample without finite, non-negative

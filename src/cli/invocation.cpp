@@ -5,8 +5,14 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <filesystem>
 #include <iostream>
 #include <new>
+#include <string>
+#include <vector>
 
 #include "cli/commands.h"
 
@@ -39,6 +45,20 @@ int run_program(CLI::App& app, int argc, char** argv, int& exit_code) {
   set_invocation(argc, argv);
   app.set_version_flag("--version", DLCBENCH_VERSION);
   app.require_subcommand(1);
+  // CLI11 answers a misspelt command with "A subcommand is required", which
+  // hides the typo: name the word, and the commands there are.
+  if (argc > 1 && argv[1][0] != '-') {
+    const std::vector<CLI::App*> commands = app.get_subcommands({});
+    if (std::none_of(commands.begin(), commands.end(), [&](const CLI::App* c) { return c->get_name() == argv[1]; })) {
+      std::vector<std::string> shown;
+      for (const CLI::App* c : commands)
+        if (!c->get_group().empty()) shown.push_back(c->get_name());  // an empty group: hidden
+      const std::string program = std::filesystem::path(argv[0]).filename().string();
+      std::cerr << fmt::format("error: unknown command '{}': the commands are {} (`{} --help` says what each does)\n",
+                               argv[1], fmt::join(shown, ", "), program);
+      return kExitUsage;
+    }
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -213,8 +213,16 @@ void print_plan(const Plan& plan) {
                                                                   : std::string("replacing disturbed runs"))
                                 : "");
   std::cout << "cases:\n";
-  for (const auto& c : plan.cases)
-    std::cout << fmt::format("  {}  (warm-up {}, measured {}, threads {})\n", c.id(), c.warmup, c.iters, c.threads);
+  for (const auto& c : plan.cases) {
+    if (!c.is_command())
+      std::cout << fmt::format("  {}  (warm-up {}, measured {}, threads {})\n", c.id(), c.warmup, c.iters, c.threads);
+    else if (c.command.metric.source == MetricSpec::Source::wall_time)
+      std::cout << fmt::format("  {}  (one figure a launch: its wall time)\n", c.id());
+    else
+      std::cout << fmt::format("  {}  (each launch: its first {} figure{} warm-up, every later one measured; a tool "
+                               "that prints one figure a launch needs --warmup 0)\n",
+                               c.id(), c.warmup, c.warmup == 1 ? "" : "s");
+  }
   std::cout << "environments:\n";
   for (const auto& e : plan.environments) {
     std::string role = e.text == plan.baseline ? "  (baseline)" : "";
@@ -228,8 +236,12 @@ void print_plan(const Plan& plan) {
     std::cout << "features left out:\n";
     for (const auto& why : plan.ablation->left_out) std::cout << fmt::format("  {}\n", why);
   }
-  std::cout << fmt::format("data: {}\nseed: {}\ncase timeout: {:g} s\n", plan.data, plan.seed,
-                           plan.case_timeout_seconds);
+  const bool commands_only =
+      std::all_of(plan.cases.begin(), plan.cases.end(), [](const CaseSpec& c) { return c.is_command(); });
+  std::cout << fmt::format("data: {}\nseed: {}\ncase timeout: {:g} s\n",
+                           commands_only && plan.data == kSyntheticData ? "none (a command gets a data folder with --data)"
+                                                                        : plan.data,
+                           plan.seed, plan.case_timeout_seconds);
   std::cout << "dry run: nothing was launched or written\n";
 }
 
@@ -297,6 +309,17 @@ struct RunOptions {
   std::string run_folder, cluster_run, cluster_node, cgroup_parent;
 };
 
+// --data: a folder, or the name of a data set `dlcbench data fetch` knows
+// (`--data mnist`), which means the folder it fetched into, where no folder
+// of that name is here.
+fs::path data_location(const std::string& given) {
+  const auto names = fetchable_datasets();
+  std::error_code error;
+  if (std::find(names.begin(), names.end(), given) != names.end() && !fs::exists(given, error))
+    return default_data_root();
+  return given;
+}
+
 // Fails early, before anything is launched, if a data set is missing or bad.
 void check_data(const Plan& plan) {
   std::set<std::string> checked;
@@ -329,10 +352,16 @@ void check_blas(const Plan& plan) {
 // A thread pool larger than an environment's CPU quota or cpuset: measured
 // as that environment's overhead, which may not be the question asked.
 void warn_threads_beyond_cpus(const Plan& plan, int threads) {
-  for (const auto& env : plan.environments)
-    if (const std::string why = threads_beyond_cpus(env.text, parse_container_options(env.name, env.options), threads);
-        !why.empty())
-      std::cerr << "warning: " << why << "\n";
+  // A user's command runs the threads it starts itself, not --threads.
+  if (std::all_of(plan.cases.begin(), plan.cases.end(), [](const CaseSpec& c) { return c.is_command(); })) return;
+  for (const auto& env : plan.environments) {
+    const std::string why = threads_beyond_cpus(env.text, parse_container_options(env.name, env.options), threads);
+    if (why.empty()) continue;
+    std::cerr << "warning: " << why << "\n";
+    // explain's variants are the explained environment with one feature
+    // changed: once, for it, says it for them.
+    if (plan.ablation) return;
+  }
 }
 
 // host, and every runtime whose program is installed. One that is installed
@@ -704,13 +733,21 @@ std::vector<std::string> usable_backends(const RunOptions& o, const std::vector<
 CommandSpec command_spec(const RunOptions& o) {
   CommandSpec c;
   c.argv = o.command;
+  if (o.command.front().empty())
+    throw UsageError("-- '': the command's program is an empty word: give the program to run after --, e.g. "
+                     "-- sysbench cpu run");
   c.name = o.name.empty() ? fs::path(o.command.front()).filename().string() : o.name;
   if (c.name.empty() || !std::all_of(c.name.begin(), c.name.end(), [](char ch) {
         return std::isalnum(static_cast<unsigned char>(ch)) || ch == '-' || ch == '_' || ch == '.';
-      }))
-    throw UsageError(fmt::format("--name '{}': give a name of letters, digits, '-', '_' and '.' for the case "
-                                 "(it becomes cmd:NAME)",
-                                 c.name));
+      })) {
+    if (!o.name.empty())
+      throw UsageError(fmt::format("--name '{}': give a name of letters, digits, '-', '_' and '.' for the case "
+                                   "(it becomes cmd:NAME)",
+                                   c.name));
+    throw UsageError(fmt::format("the program {} cannot name the case (its file name '{}' is not letters, digits, '-', "
+                                 "'_' and '.'): give --name NAME (it becomes cmd:NAME)",
+                                 o.command.front(), c.name));
+  }
   for (const auto& variable : split_list(o.pass_env)) {
     const char* value = std::getenv(variable.c_str());
     if (!value)
@@ -835,6 +872,12 @@ Plan make_plan(const RunOptions& o, const PlanRequest& request) {
                        "--baseline docker to calibrate inside Docker)");
     plan.environments = parse_environment_list(o.baseline + "," + o.baseline);
     plan.calibration = true;
+  } else if (o.envs.empty() && !o.command.empty()) {
+    // The runtimes found have no image of the command: the default would
+    // measure the host alone and compare nothing.
+    throw UsageError("a command runs in the environments you name, each with your image or root file system: give "
+                     "--envs, e.g. --envs host,docker:image=IMAGE or --envs host,runc:rootfs=DIR (`dlcbench doctor` "
+                     "lists the runtimes here)");
   } else
     plan.environments = parse_environment_list(
         o.envs.empty() ? fmt::format("{}", fmt::join(default_environments(), ",")) : o.envs);
@@ -848,7 +891,7 @@ Plan make_plan(const RunOptions& o, const PlanRequest& request) {
   plan.hold_samples = o.hold_samples;
   set_repetition(o, plan);
   plan.seed = o.seed ? *o.seed : std::random_device{}();
-  plan.data = o.data == kSyntheticData ? o.data : fs::absolute(o.data).string();
+  plan.data = o.data == kSyntheticData ? o.data : fs::absolute(data_location(o.data)).string();
   // A command gets a data folder only when one is named.
   const bool commands_only =
       std::all_of(plan.cases.begin(), plan.cases.end(), [](const CaseSpec& c) { return c.is_command(); });
@@ -857,6 +900,21 @@ Plan make_plan(const RunOptions& o, const PlanRequest& request) {
     throw UsageError(fmt::format("--data {}: not a folder: give the folder the command reads (mounted read-only at "
                                  "--data-mount, {} by default)",
                                  o.data, o.data_mount));
+  // A placeholder with nothing to stand for would become "" ("ls {data}"
+  // listed the working folder).
+  for (const auto& c : plan.cases) {
+    if (!c.is_command()) continue;
+    for (const auto& arg : c.command.argv) {
+      if (arg.find("{data}") != std::string::npos && plan.data == kSyntheticData)
+        throw UsageError(fmt::format("{{data}} in the command's argument '{}': give --data FOLDER, the folder it "
+                                     "stands for (mounted read-only at --data-mount, {} by default)",
+                                     arg, o.data_mount));
+      if (arg.find("{workdir}") != std::string::npos && c.command.workdir.empty())
+        throw UsageError(fmt::format("{{workdir}} in the command's argument '{}': give --workdir FOLDER, the folder "
+                                     "it stands for (mounted read-write, the command's working folder)",
+                                     arg));
+    }
+  }
   plan.case_timeout_seconds = o.case_timeout;
   plan.baseline = o.baseline;
   if (std::none_of(plan.environments.begin(), plan.environments.end(),
@@ -1042,6 +1100,19 @@ Session resume_session(const RunOptions& o, const Plan& plan, Manifest manifest,
   return session;
 }
 
+// The manifest keeps the names of --pass-env's variables, never their
+// values: a resumed run reads them from its own environment again.
+void read_passed_variables(Plan& plan, const fs::path& dir) {
+  for (auto& c : plan.cases)
+    for (auto& [name, value] : c.command.env) {
+      if (const char* now = std::getenv(name.c_str())) value = now;
+      else if (value.empty())  // an older manifest held the value
+        throw UsageError(fmt::format("--resume {}: the run passes {} to its command (--pass-env), and {} is not set "
+                                     "here: set it as it was for the run",
+                                     dir.string(), name, name));
+    }
+}
+
 // `dlcbench run --resume DIR`: measures the launches of DIR's run that have
 // no successful launch record, with the recorded plan, into the same files.
 int resume_run(const RunOptions& o) {
@@ -1060,6 +1131,7 @@ int resume_run(const RunOptions& o) {
   } catch (const std::runtime_error& e) {
     throw UsageError(fmt::format("cannot resume {}: {}; start a new run", dir.string(), e.what()));
   }
+  read_passed_variables(plan, dir);
   const auto records = read_results(dir / "results.jsonl").records;
   const int rounds = recorded_rounds(plan, records);
   const auto orders = round_orders(plan.environments.size(), rounds, plan.seed);
@@ -1386,6 +1458,18 @@ void add_run_command(CLI::App& app, int& exit_code) {
   });
 }
 
+// calibrate and explain choose their environments themselves and refuse
+// --envs with the reason (make_plan); their --help leaves it out.
+namespace {
+void hide_envs_option(CLI::App* cmd) { cmd->get_option("--envs")->group(""); }
+
+// `-- CMD` after calibrate or explain: taken, so that the refusal says what
+// to do instead of CLI11's "argument was not expected".
+void refuse_command_after(CLI::App* cmd, std::vector<std::string>& command) {
+  cmd->add_option("command", command)->group("");
+}
+}  // namespace
+
 void add_calibrate_command(CLI::App& app, int& exit_code) {
   auto o = std::make_shared<RunOptions>();
   o->calibrate = true;
@@ -1394,9 +1478,17 @@ void add_calibrate_command(CLI::App& app, int& exit_code) {
       "Measure the baseline against a copy of itself, interleaved (an A/A run), and print this machine's noise floor: "
       "the smallest overhead a run of this size can resolve, and the rounds a given --precision needs per workload");
   add_what_options(cmd, *o);
+  hide_envs_option(cmd);
   add_repetition_options(cmd, *o);
   add_control_options(cmd, *o);
+  refuse_command_after(cmd, o->command);
   cmd->callback([o, cmd, &exit_code] {
+    if (!o->command.empty()) {
+      std::cerr << "error: dlcbench calibrate measures dlcbench's own workloads; for a command, measure it against a "
+                   "copy of its environment: dlcbench run --envs host,host -- COMMAND (an A/A run)\n";
+      exit_code = kExitUsage;
+      return;
+    }
     if (!o->resume.empty()) {
       std::cerr << fmt::format("error: a calibration is resumed like any run: `dlcbench run --resume {}`\n", o->resume);
       exit_code = kExitUsage;
@@ -1424,9 +1516,18 @@ void add_explain_command(CLI::App& app, int& exit_code) {
                   "pid, limits, scratch, platform, file-access, overlay")
       ->check(not_empty("features, e.g. seccomp,network"));
   add_what_options(cmd, *o);
+  hide_envs_option(cmd);
   add_repetition_options(cmd, *o);
   add_control_options(cmd, *o);
+  refuse_command_after(cmd, o->command);
   cmd->callback([o, cmd, &exit_code] {
+    if (!o->command.empty()) {
+      std::cerr << "error: dlcbench explain changes one isolation feature at a time for dlcbench's own workloads; "
+                   "a command cannot be explained yet: compare it with dlcbench run --envs host,ENV -- COMMAND, "
+                   "and give the variants as environments (e.g. docker,docker:seccomp=unconfined)\n";
+      exit_code = kExitUsage;
+      return;
+    }
     if (!o->resume.empty()) {
       // The positional environment is required, so resuming goes by run.
       std::cerr << fmt::format("error: an explain run is resumed like any run: `dlcbench run --resume {}` (its "

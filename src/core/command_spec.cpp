@@ -16,11 +16,13 @@ const char* metric_source_name(MetricSpec::Source source) {
 }
 
 void to_json(nlohmann::json& j, const CommandSpec& c) {
-  nlohmann::json env = nlohmann::json::object();
-  for (const auto& [k, v] : c.env) env[k] = v;
+  // The names of the variables passed, never their values: a value may be a
+  // secret (a token), and the manifest is read by others.
+  std::vector<std::string> passed;
+  for (const auto& [name, value] : c.env) passed.push_back(name);
   j = {{"name", c.name},
        {"argv", c.argv},
-       {"env", env},
+       {"pass_env", passed},
        {"workdir", c.workdir},
        {"workdir_mount", c.workdir_mount},
        {"data_mount", c.data_mount},
@@ -35,6 +37,11 @@ void from_json(const nlohmann::json& j, CommandSpec& c) {
   j.at("name").get_to(c.name);
   j.at("argv").get_to(c.argv);
   c.env.clear();
+  // Values are empty: whoever runs the command again reads them from its
+  // own environment (resume_run). Older manifests kept names and values
+  // under "env".
+  if (const auto passed = j.find("pass_env"); passed != j.end())
+    for (const auto& name : *passed) c.env.emplace_back(name.get<std::string>(), "");
   if (const auto env = j.find("env"); env != j.end())
     for (const auto& [k, v] : env->items()) c.env.emplace_back(k, v.get<std::string>());
   c.workdir = j.value("workdir", std::string());

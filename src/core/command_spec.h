@@ -32,8 +32,9 @@ const char* metric_source_name(MetricSpec::Source source);
 struct CommandSpec {
   std::string name;                // the case is "cmd:<name>"
   std::vector<std::string> argv;   // "{data}" and "{workdir}" are replaced per environment
-  // Variables passed from dlcbench's environment to the command, with the
-  // values they had when the run was planned (recorded in the manifest).
+  // Variables passed from dlcbench's environment to the command, with their
+  // values; the manifest records the names alone (a value may be a secret),
+  // and a resumed run reads the values again.
   std::vector<std::pair<std::string, std::string>> env;
   std::string workdir;                  // host folder, mounted read-write; the command's working folder
   std::string workdir_mount = "/work";  // where a container sees it

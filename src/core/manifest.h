@@ -47,7 +47,7 @@ struct UntilCvOutcome {
 struct AddedRounds {
   int added = 0;                 // rounds measured beyond --runs
   int disturbed_launches = 0;    // successful launches judged disturbed and set aside
-  std::string stopped;           // "every target met", "--max-runs reached", "--max-time reached"
+  std::string stopped;           // stop_reason_text: "the planned rounds (--runs) done", "--max-runs reached", ...
   double precision = 0;          // --precision asked for (0: none)
   std::optional<double> widest_half_width;  // --precision: the widest interval at the end; unset: one had none
   std::string widest;            // its case and environment

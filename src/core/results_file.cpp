@@ -50,7 +50,8 @@ nlohmann::json parse_within_depth(std::string_view text, bool allow_exceptions, 
 }  // namespace
 
 ResultsWriter::ResultsWriter(const std::filesystem::path& file) : path_(file) {
-  fd_ = ::open(file.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  // 0666 less the user's umask, as any tool's output file.
+  fd_ = ::open(file.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0666);
   if (fd_ < 0)
     throw std::runtime_error(fmt::format("cannot open {} for appending: {}", file.string(),
                                          std::strerror(errno)));
@@ -112,7 +113,7 @@ ResultsContent parse_results_text(std::string_view text) {
 void write_json_atomically(const std::filesystem::path& file, const nlohmann::json& value) {
   auto tmp = file;
   tmp += ".tmp";
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
   if (fd < 0)
     throw std::runtime_error(fmt::format("cannot write {}: {}", tmp.string(), std::strerror(errno)));
   try {

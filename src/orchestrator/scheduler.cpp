@@ -16,6 +16,7 @@
 #include "core/process.h"
 #include "core/statistics.h"
 #include "core/timer.h"
+#include "core/words.h"
 #include "orchestrator/outside_accounting.h"
 #include "orchestrator/stopping_rule.h"
 #include "workloads/command_metric.h"
@@ -47,17 +48,24 @@ struct LaunchOutcome {
   std::string what = "worker";
   std::string instance;  // what cleanup() must remove after a failure
   std::string error;     // the worker's own "error" line: its kind and message
+  double timeout_seconds = 0;  // the limit the launch ran under (--case-timeout, or less for a start)
   std::optional<nlohmann::json> accounting;  // the worker's accounting record, with the outside reading
 };
 
 // A failed launch in words: the worker's own error line where it printed
 // one, and what a bare exit status means where it did not.
-std::string failure_cause(const LaunchOutcome& launched, ScheduledEnvironment& env, int measured, int expected) {
+std::string failure_cause(const LaunchOutcome& launched, ScheduledEnvironment& env, int measured, int expected,
+                          double case_timeout_seconds) {
   const ProcessResult& result = launched.result;
   if (result.ok() && !launched.error.empty()) return launched.error;
   if (result.ok()) return fmt::format("worker exited normally but printed {} of {} samples", measured, expected);
   if (!launched.error.empty()) return fmt::format("{} ({} {})", launched.error, launched.what, result.describe());
   std::string cause = launched.what + " " + result.describe();
+  if (result.timed_out)
+    cause += fmt::format(" after {:g} s (--case-timeout {:g}{}): give a longer --case-timeout if the case is this "
+                         "slow, or fewer --iters",
+                         launched.timeout_seconds, case_timeout_seconds,
+                         launched.timeout_seconds < case_timeout_seconds ? ", at most 300 s a start" : "");
   // A container engine's client passes on 128 + signal of what ran inside.
   if (result.exit_code == 137 && env.environment->name() != "host") {
     const auto options = env.environment->describe().value("options", nlohmann::json::object());
@@ -93,6 +101,7 @@ LaunchOutcome run_worker(const Plan& plan, const CaseSpec& spec, ScheduledEnviro
                       spec.io_target, spec.device == "gpu"};
   const LaunchCommand command = env.environment->command(launch, instance);
   const ProcessSpec process = command.process(plan.case_timeout_seconds, options.cancel);
+  out.timeout_seconds = plan.case_timeout_seconds;
   OutsideAccounting outside(env.environment->name());
   out.result = run_process(process, [&](std::string_view line) {
     auto record = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
@@ -123,6 +132,7 @@ LaunchOutcome time_starts(const Plan& plan, const CaseSpec& spec, ScheduledEnvir
   LaunchOutcome out;
   out.what = "start";
   const double timeout = std::min(plan.case_timeout_seconds, 300.0);
+  out.timeout_seconds = timeout;
   for (int i = 0; i < spec.warmup + spec.iters; ++i) {
     WorkerLaunch launch{WorkerLaunch::Program::noop, {}, plan.data, options.worker_env, ""};
     out.instance = fmt::format("{}-s{}", instance, i);
@@ -182,6 +192,9 @@ LaunchOutcome run_user_command(const Plan& plan, const CaseSpec& spec, Scheduled
                                const std::string& instance, int round, ResultsWriter& results,
                                const ScheduleOptions& options) {
   constexpr std::size_t kOutputLinesKept = 10;  // in results.jsonl and in a metric's error
+  constexpr std::size_t kRefusedValuesKept = 5;
+  std::vector<std::string> refused;  // the first values --metric captured that are no positive number
+  std::size_t refused_count = 0;
   LaunchOutcome out;
   out.instance = instance;
   out.what = "command";
@@ -189,6 +202,7 @@ LaunchOutcome run_user_command(const Plan& plan, const CaseSpec& spec, Scheduled
   const WorkerLaunch launch = command_launch_of(spec, plan.data);
   const LaunchCommand argv = env.environment->command(launch, instance);
   const ProcessSpec process = argv.process(plan.case_timeout_seconds, options.cancel);
+  out.timeout_seconds = plan.case_timeout_seconds;
   std::optional<MetricReader> metric;
   if (command.metric.source != MetricSpec::Source::wall_time) metric.emplace(command.metric);
   OutsideAccounting outside(env.environment->name());
@@ -214,9 +228,16 @@ LaunchOutcome run_user_command(const Plan& plan, const CaseSpec& spec, Scheduled
                            env.label, round, spec));
       }
       if (!metric) return;
-      const auto value = metric->read(text);
-      if (!value) return;
-      if (command.metric.higher_is_better && !(*value > 0)) return;  // no rate to invert
+      const MetricReading reading = metric->reading(text);
+      if (!reading.matched) return;
+      // A time or a rate is above zero: anything else is refused, and the
+      // launch records what (the report says so once).
+      if (!reading.value || !(*reading.value > 0)) {
+        if (refused.size() < kRefusedValuesKept) refused.push_back(reading.text);
+        ++refused_count;
+        return;
+      }
+      const auto& value = reading.value;
       const bool warmup = iterations < spec.warmup;
       const double seconds = command.metric.higher_is_better ? 1.0 / *value : *value;
       if (first_iteration_at.is_null()) first_iteration_at = record.value("t", 0.0);
@@ -285,12 +306,25 @@ LaunchOutcome run_user_command(const Plan& plan, const CaseSpec& spec, Scheduled
   if (metric && out.result.ok() && out.measured.empty()) {
     std::string shown;
     for (const auto& l : first_lines) shown += "\n      " + l;
-    out.error = fmt::format("metric error: {} matched {} of the command's {} output lines{} ({} measured); its "
-                            "first lines:{}\n    fix the pattern (--metric), or print one line per iteration",
+    const bool all_warmup = iterations > 0;
+    out.error = fmt::format("metric error: {} matched {} of the command's {} output lines{}{} ({} measured); its "
+                            "first lines:{}\n    {}",
                             metric->describe(), iterations, lines,
-                            iterations ? fmt::format(", all counted as warm-up (--warmup {})", spec.warmup) : "",
-                            env.label, first_lines.empty() ? " (none)" : shown);
+                            all_warmup ? fmt::format(", all counted as warm-up (--warmup {})", spec.warmup) : "",
+                            refused_count ? fmt::format(", and captured {} that {} no positive number ({}), refused",
+                                                        counted(refused_count, "value", "values"),
+                                                        refused_count == 1 ? "is" : "are", fmt::join(refused, ", "))
+                                          : "",
+                            env.label, first_lines.empty() ? " (none)" : shown,
+                            all_warmup ? fmt::format("give --warmup 0 if the command prints {} figure{} a launch: "
+                                                     "--warmup counts figures of each launch, and nothing is left "
+                                                     "to measure after {}",
+                                                     iterations, iterations == 1 ? "" : "s", spec.warmup)
+                                       : "fix the pattern (--metric), or print one line per iteration");
   }
+  if (refused_count)
+    results.append(tag({{"type", "metric_refused"}, {"count", refused_count}, {"values", refused}}, env.label, round,
+                       spec));
   results.append(tag({{"type", "command_run"},
                       {"wall_seconds", wall},
                       {"command_seconds", command_seconds},
@@ -444,7 +478,7 @@ ScheduleResult run_schedule(const Plan& plan, std::vector<ScheduledEnvironment>&
                                         {"signal", result.signal}};
         if (options.take_turns) launch_record["waited_for_turn_seconds"] = waited_for_turn;
         if (!ok) {
-          launch_record["cause"] = failure_cause(launched, env, measured, spec.iters);
+          launch_record["cause"] = failure_cause(launched, env, measured, spec.iters, plan.case_timeout_seconds);
           launch_record["stderr_tail"] = tail(result.stderr_tail, kStderrInResults);
           env.environment->cleanup(launched.instance);
         }

@@ -11,7 +11,10 @@ namespace dlcbench {
 const char* stop_reason_text(StopReason reason) {
   switch (reason) {
     case StopReason::not_stopped: return "not stopped";
-    case StopReason::nothing_to_add: return "every target met";
+    case StopReason::planned_rounds: return "the planned rounds (--runs) done";
+    case StopReason::precision_reached: return "--precision reached";
+    case StopReason::until_cv_reached: return "--until-cv reached";
+    case StopReason::targets_reached: return "--precision and --until-cv reached";
     case StopReason::max_runs: return "--max-runs reached";
     case StopReason::max_time: return "--max-time reached";
   }
@@ -75,7 +78,11 @@ RoundDecision decide_after_round(const StoppingRule& rule, int rounds_done, doub
   }
   const bool wanted = d.short_of_runs > 0 || precision_unmet || d.cv_unmet;
   if (!wanted) {
-    d.stop = StopReason::nothing_to_add;
+    // Why, truly: a run without a target stops at its planned rounds.
+    d.stop = rule.precision > 0 && rule.until_cv > 0 ? StopReason::targets_reached
+             : rule.precision > 0                    ? StopReason::precision_reached
+             : rule.until_cv > 0                     ? StopReason::until_cv_reached
+                                                     : StopReason::planned_rounds;
   } else if (rounds_done >= rule.max_runs) {
     d.stop = StopReason::max_runs;
   } else if (rule.max_time_seconds > 0 && elapsed_seconds + round_seconds > rule.max_time_seconds) {

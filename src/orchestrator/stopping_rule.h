@@ -48,12 +48,15 @@ CountedRuns counted_runs(const CellRuns& cell, int planned_runs);
 double counted_half_width(const CellRuns& cell, const CellRuns& base, int planned_runs);
 
 enum class StopReason {
-  not_stopped,     // a round is added
-  nothing_to_add,  // every target met (or none was set)
-  max_runs,        // --max-runs reached with a target unmet
-  max_time,        // the next round would end after --max-time
+  not_stopped,        // a round is added
+  planned_rounds,     // no target was set: --runs rounds, each disturbed run replaced
+  precision_reached,  // --precision met (and no disturbed run short of a replacement)
+  until_cv_reached,   // --until-cv met (likewise)
+  targets_reached,    // --precision and --until-cv both met
+  max_runs,           // --max-runs reached with a target unmet
+  max_time,           // the next round would end after --max-time
 };
-const char* stop_reason_text(StopReason reason);  // "every target met", "--max-runs reached", ...
+const char* stop_reason_text(StopReason reason);  // "the planned rounds done", "--max-runs reached", ...
 
 struct RoundDecision {
   bool add_round = false;

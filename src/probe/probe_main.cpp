@@ -341,7 +341,7 @@ class CommandRun {
     emit({{"type", "output"}, {"stream", is_stderr ? "stderr" : "stdout"}, {"t", since_start.seconds()}, {"text", line}});
     if (!metric_) return;
     const auto value = metric_->read(line);
-    if (!value || (options_.metric->higher_is_better && !(*value > 0))) return;
+    if (!value || !(*value > 0)) return;  // refused as the orchestrator refuses it (scheduler.cpp)
     if (++iterations_ < std::max(1, options_.warmup)) return;
     if (split_done_) {
       // Where the iterations end if this was the last: the processes known

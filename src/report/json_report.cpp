@@ -123,7 +123,9 @@ const char* verdict_name(Verdict v) {
   return "";
 }
 
-json overhead_json(const Overhead& o) {
+}  // namespace
+
+nlohmann::json overhead_json(const Overhead& o) {
   const RatioEstimate& r = o.estimate;
   json j;
   j["env"] = o.env;
@@ -181,6 +183,8 @@ json overhead_json(const Overhead& o) {
   for (const auto& m : o.mismatches) j["mismatches"].push_back(m);
   return j;
 }
+
+namespace {
 
 const char* explanation_status_name(ExplanationStatus s) {
   switch (s) {

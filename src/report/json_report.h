@@ -14,7 +14,7 @@ namespace dlcbench {
 // between versions.
 inline constexpr int kAnalysisJsonSchemaVersion = 3;
 
-// {"schema_version": 2, "run_id", "status", "baseline", "comparable",
+// {"schema_version": kAnalysisJsonSchemaVersion, "run_id", "status", "baseline", "comparable",
 //  "allow_mismatch", "methods", "notes": [...],
 //  "cases": [{"case", "unit", "workload", "startup", "micro", "run_statistic",
 //             "figure_unit", "figure_is_rate", "work" (null but for
@@ -51,5 +51,8 @@ inline constexpr int kAnalysisJsonSchemaVersion = 3;
 //                            "blocking", "fix", "possible_cause" (only
 //                            when true: a difference in isolation)}]}]}]}
 nlohmann::json analysis_json(const Analysis& analysis, const Manifest& manifest);
+
+// One overhead (or, in `compare`, one difference) as in "overheads" above.
+nlohmann::json overhead_json(const Overhead& o);
 
 }  // namespace dlcbench

@@ -81,7 +81,7 @@ class CharliecloudEnvironment : public Environment {
         throw EnvironmentUnavailable(
             "charliecloud runs a command in the image folder you give: charliecloud:image_dir=DIR (a Charliecloud "
             "directory image, e.g. from ch-convert, or the folder `docker export` of your image was unpacked into)");
-      setup_.image = command_rootfs("charliecloud", options_.rootfs);
+      setup_.image = command_rootfs("charliecloud", options_.rootfs, "image_dir");
       // The probe runs from the container's /tmp, which is this run's
       // folder: ch-run binds only folders, so the probe cannot be bound on
       // its own. A copy, not a hard link: the folder is writable in the

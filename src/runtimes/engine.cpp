@@ -172,8 +172,12 @@ class EngineEnvironment : public Environment {
     const CommandPlacement placed = place_command_in_container(launch);
     for (const auto& m : placed.mounts)
       c.argv.insert(c.argv.end(), {"--volume", fmt::format("{}:{}:{}", m.host, m.container, m.read_only ? "ro" : "rw")});
-    for (const auto& [k, v] : command_variables(launch, placed.data, placed.workdir))
-      c.argv.insert(c.argv.end(), {"--env", k + "=" + v});
+    // `--env NAME` takes the value from the client's environment: a value on
+    // the command line would be readable by every user in `ps`.
+    for (auto& [name, value] : command_variables(launch, placed.data, placed.workdir)) {
+      c.argv.insert(c.argv.end(), {"--env", name});
+      c.env.emplace_back(name, std::move(value));
+    }
     c.argv.push_back(image_);
     const auto args = probe_arguments(launch, placed.data, placed.workdir);
     c.argv.insert(c.argv.end(), args.begin(), args.end());

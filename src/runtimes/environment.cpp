@@ -40,13 +40,14 @@ WorkerLaunch command_launch_of(const CaseSpec& spec, const std::string& data) {
   return launch;
 }
 
-std::filesystem::path command_rootfs(const std::string& environment, const std::string& rootfs) {
+std::filesystem::path command_rootfs(const std::string& environment, const std::string& rootfs,
+                                     const std::string& option) {
   if (rootfs.empty())
-    throw EnvironmentUnavailable(fmt::format("a command runs in the root file system you give: {}:rootfs=DIR (e.g. "
+    throw EnvironmentUnavailable(fmt::format("a command runs in the root file system you give: {}:{}=DIR (e.g. "
                                              "the folder `docker export` of your image was unpacked into)",
-                                             environment));
+                                             environment, option));
   if (!std::filesystem::is_directory(rootfs))
-    throw EnvironmentUnavailable(fmt::format("{}:rootfs={}: no such folder", environment, rootfs));
+    throw EnvironmentUnavailable(fmt::format("{}:{}={}: no such folder", environment, option, rootfs));
   return std::filesystem::absolute(rootfs);
 }
 

@@ -84,9 +84,11 @@ struct CommandPlacement {
 };
 CommandPlacement place_command_in_container(const WorkerLaunch& launch);
 // The root file system a user's command runs in (rootfs= of runc, crun,
-// runsc and chroot), absolute. Throws EnvironmentUnavailable when none is
-// given or it is not a folder.
-std::filesystem::path command_rootfs(const std::string& environment, const std::string& rootfs);
+// runsc and chroot; charliecloud's image_dir=, the `option` its messages
+// name), absolute. Throws EnvironmentUnavailable when none is given or it
+// is not a folder.
+std::filesystem::path command_rootfs(const std::string& environment, const std::string& rootfs,
+                                     const std::string& option = "rootfs");
 
 // The probe's arguments after the program: its working folder, the data
 // folder (for its file system in the fingerprint), "--", and the command

@@ -96,6 +96,15 @@ std::vector<EnvironmentRequest> parse_environment_list(const std::string& text) 
         groups.back() += "," + item;
         continue;
       }
+      // "runc:rootfs=/images/a,b": the comma split a path.
+      if (!is_environment_name(name) && !groups.empty()) {
+        const auto value = groups.back().rfind('=');
+        if (value != std::string::npos && groups.back().find('/', value) != std::string::npos)
+          throw UsageError(fmt::format(
+              "unknown environment '{}' after '{}': a comma separates environments and their options, so a path "
+              "cannot hold one; give the path through a symbolic link without commas (ln -s '{},{}' /tmp/rootfs)",
+              item, groups.back(), groups.back().substr(value + 1), item));
+      }
       groups.push_back(item);
     } else {
       groups.back() += (groups.back().find(':') == std::string::npos ? ":" : ",") + item;

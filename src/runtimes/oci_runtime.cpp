@@ -56,6 +56,11 @@ class OciEnvironment : public Environment {
     fs::create_directories(bundles_);
     if (context_.command_only) {
       rootfs_ = command_rootfs(name_, options_.rootfs);
+      // runsc makes the probe's mount point in the user's root file system
+      // itself (its /tmp tmpfs notwithstanding): one it made goes in finish().
+      std::error_code error;
+      if (!fs::exists(fs::symlink_status(probe_mount_point(), error)))
+        probe_mount_point_to_remove_ = probe_mount_point();
     } else if (!options_.rootfs.empty()) {
       rootfs_ = fs::absolute(options_.rootfs);
       const char* needed = context_.noop_only ? kImageNoopPath : kImageWorkerPath;
@@ -123,7 +128,14 @@ class OciEnvironment : public Environment {
     return removed;
   }
 
-  void finish() override { scratch_.reset(); }
+  void finish() override {
+    scratch_.reset();
+    // Only the empty file a runtime made: never what the user put there.
+    std::error_code error;
+    const fs::path& made = probe_mount_point_to_remove_;
+    if (!made.empty() && fs::is_regular_file(fs::symlink_status(made, error)) && fs::file_size(made, error) == 0)
+      fs::remove(made, error);
+  }
 
   nlohmann::json describe() const override {
     return {{"name", name_},
@@ -195,6 +207,8 @@ class OciEnvironment : public Environment {
                                                result.result.describe(), result.result.stderr_tail,
                                                hint(result.result.describe() + result.result.stderr_tail)));
   }
+
+  fs::path probe_mount_point() const { return rootfs_ / fs::path(kContainerProbePath).relative_path(); }
 
   // What goes into a launch's config.json.
   OciBundleRequest bundle_request(const WorkerLaunch& launch, const std::string& instance) const {
@@ -292,6 +306,7 @@ class OciEnvironment : public Environment {
   std::optional<GpuPassthrough> gpu_;  // GPU cases: the host's device nodes and driver
   std::string gpu_note_;
   fs::path state_, bundles_, rootfs_;
+  fs::path probe_mount_point_to_remove_;  // in the user's root file system, if it was not there before
   std::vector<std::string> hide_files_;
   std::vector<std::string> adjustments_;
 };

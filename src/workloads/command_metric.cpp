@@ -59,24 +59,34 @@ MetricReader::MetricReader(const MetricSpec& spec) : spec_(spec) {
   if (spec_.source == MetricSpec::Source::regex) regex_ = std::regex(spec_.pattern);
 }
 
-std::optional<double> MetricReader::read(std::string_view line) const {
+MetricReading MetricReader::reading(std::string_view line) const {
+  MetricReading r;
   if (spec_.source == MetricSpec::Source::regex) {
     std::match_results<std::string_view::const_iterator> match;
-    if (!std::regex_search(line.begin(), line.end(), match, regex_) || !match[1].matched) return std::nullopt;
-    return number_in(match[1].str());
+    if (!std::regex_search(line.begin(), line.end(), match, regex_) || !match[1].matched) return r;
+    r.matched = true;
+    r.text = match[1].str();
+    r.value = number_in(r.text);
+    return r;
   }
-  if (spec_.source != MetricSpec::Source::json_field) return std::nullopt;
-  if (line.empty() || line.front() != '{') return std::nullopt;
+  if (spec_.source != MetricSpec::Source::json_field) return r;
+  if (line.empty() || line.front() != '{') return r;
   const auto record = nlohmann::json::parse(line, nullptr, false);
   const auto pointer = field_pointer(spec_.pattern);
-  if (!record.is_object() || !record.contains(pointer)) return std::nullopt;
+  if (!record.is_object() || !record.contains(pointer)) return r;
   const auto& value = record.at(pointer);
+  r.matched = true;
   if (value.is_number()) {
     const double v = value.get<double>();
-    return std::isfinite(v) ? std::optional<double>(v) : std::nullopt;
+    r.text = value.dump();
+    if (std::isfinite(v)) r.value = v;
+  } else if (value.is_string()) {
+    r.text = value.get<std::string>();
+    r.value = number_in(r.text);
+  } else {
+    r.text = value.dump();
   }
-  if (value.is_string()) return number_in(value.get<std::string>());
-  return std::nullopt;
+  return r;
 }
 
 std::string MetricReader::describe() const {

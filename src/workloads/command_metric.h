@@ -17,12 +17,21 @@ namespace dlcbench {
 // exactly one capture group, naming the fix.
 MetricSpec parse_metric(const std::string& text, const std::string& unit, bool higher_is_better);
 
+// What --metric found in one line: nothing, or the text it captured and
+// the number that text is (none: "nan", "fast", ...).
+struct MetricReading {
+  bool matched = false;
+  std::string text;
+  std::optional<double> value;
+};
+
 class MetricReader {
  public:
   explicit MetricReader(const MetricSpec& spec);
+  MetricReading reading(std::string_view line) const;
   // The figure in one line of output; nullopt when the line has none (or
   // what it captured is not a number).
-  std::optional<double> read(std::string_view line) const;
+  std::optional<double> read(std::string_view line) const { return reading(line).value; }
   // "the pattern 'step ([0-9.]+) s'" or "the JSON field 'step_time'", for messages.
   std::string describe() const;
 

@@ -24,7 +24,9 @@ namespace dlcbench {
 namespace {
 
 namespace fs = std::filesystem;
+using ::testing::AllOf;
 using ::testing::HasSubstr;
+using ::testing::Not;
 using json = nlohmann::json;
 
 // fcn5 (two small batches) and the startup workload: every kind of launch
@@ -232,6 +234,12 @@ TEST_F(CharliecloudCommand, AnImageFolderLackingWhatChRunNeedsSaysWhatToCreate) 
   auto none = testing::run_dlcbench(run("charliecloud", {"./steps", "2"}), variable);
   EXPECT_NE(none.exit_code, 0);
   EXPECT_THAT(none.err, HasSubstr("charliecloud:image_dir=DIR"));
+  // Issue 35, item 20: a missing folder was named as charliecloud:rootfs=.
+  const std::string missing = (dir_ / "no-such-image").string();
+  auto gone = testing::run_dlcbench(run("charliecloud:image_dir=" + missing, {"./steps", "2"}), variable);
+  EXPECT_NE(gone.exit_code, 0);
+  EXPECT_THAT(gone.err, AllOf(HasSubstr("charliecloud:image_dir=" + missing + ": no such folder"),
+                              Not(HasSubstr("rootfs="))));
 }
 
 }  // namespace

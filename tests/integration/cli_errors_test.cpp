@@ -364,5 +364,144 @@ TEST(Cli, AComparisonOfDifferentBinariesIsRefusedWithTheReason) {
                                 HasSubstr(std::string(64, '0'))));
 }
 
+// Issue 35, item 20: messages that pointed the wrong way.
+TEST(Cli, AnUnknownCommandIsNamedWithTheCommandsThereAre) {
+  auto r = run_dlcbench({"bogus"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, AllOf(HasSubstr("unknown command 'bogus': the commands are run, explain"), HasSubstr("report"),
+                           Not(HasSubstr("A subcommand is required"))));
+}
+
+TEST(Cli, AnEmptyProgramIsRefusedAsThatNotAsABadName) {
+  auto r = run_dlcbench({"run", "--envs", "host", "--dry-run", "--", ""});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, AllOf(HasSubstr("-- '': the command's program is an empty word"), Not(HasSubstr("--name"))));
+}
+
+TEST(Cli, ExplainAndCalibrateHelpLeaveOutTheEnvsTheyRefuse) {
+  for (const char* command : {"explain", "calibrate"}) {
+    auto help = run_dlcbench({command, "--help"});
+    EXPECT_EQ(help.exit_code, 0) << command;
+    EXPECT_THAT(help.out, AllOf(HasSubstr("--runs"), Not(HasSubstr("--envs")))) << command;
+  }
+  auto refused = run_dlcbench({"calibrate", "--envs", "host", "--data", "synthetic", "--dry-run"});
+  EXPECT_EQ(refused.exit_code, 2);
+  EXPECT_THAT(refused.err, HasSubstr("leave --envs out"));
+}
+
+TEST(Cli, ALaunchStoppedAtTheCaseTimeoutNamesTheLimit) {
+  TempDir out;
+  auto r = run_dlcbench({"run", "--envs", "host", "--runs", "1", "--max-runs", "1", "--warmup", "0", "--case-timeout",
+                         "1", "--out", (out / "res").string(), "--", "sleep", "30"});
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_THAT(r.err + r.out, HasSubstr("timed out and was stopped after 1 s (--case-timeout 1)"));
+}
+
+TEST(Cli, ADataSetsNameMeansTheFolderDataFetchFilled) {
+  TempDir fetched;
+  testing::write_mnist_split(fetched / "mnist", "train", 40);
+  testing::write_mnist_split(fetched / "mnist", "t10k", 10);
+  auto r = run_dlcbench({"run", "--envs", "host", "--workloads", "fcn5", "--data", "mnist", "--dry-run"},
+                        {{"DLCBENCH_DATA", fetched.path().string()}});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out + r.err, HasSubstr(fetched.path().string()));
+}
+
+TEST(Cli, APathWithACommaInAnEnvironmentSaysHowToGiveIt) {
+  auto r = run_dlcbench({"run", "--envs", "host,runc:rootfs=/srv/images/a,ma", "--dry-run", "--", "/bin/true"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, AllOf(HasSubstr("unknown environment 'ma' after 'runc:rootfs=/srv/images/a'"),
+                           HasSubstr("symbolic link")));
+}
+
+TEST(Cli, TheThreadPoolWarningIsForDlcbenchsWorkersOnceAnEnvironment) {
+  // A user's command is not run with --threads: no warning about them.
+  auto command = run_dlcbench({"run", "--envs", "host,runc:cpus=1,rootfs=/", "--threads", "2", "--dry-run", "--",
+                               "/bin/true"});
+  EXPECT_EQ(command.exit_code, 0) << command.err;
+  EXPECT_THAT(command.err, Not(HasSubstr("compute threads")));
+  // explain warned once for each of its variants.
+  auto explain = run_dlcbench({"explain", "docker:cpus=1", "--features", "limits,seccomp", "--workloads", "fcn5",
+                               "--threads", "2", "--data", "synthetic", "--dry-run"});
+  EXPECT_EQ(explain.exit_code, 0) << explain.err;
+  std::size_t warnings = 0;
+  for (auto at = explain.err.find("compute threads"); at != std::string::npos;
+       at = explain.err.find("compute threads", at + 1))
+    ++warnings;
+  EXPECT_EQ(warnings, 1u) << explain.err;
+}
+
+TEST(Cli, ExplainAndCalibrateSayWhatToDoWithACommand) {
+  auto calibrate = run_dlcbench({"calibrate", "--dry-run", "--", "/bin/true"});
+  EXPECT_EQ(calibrate.exit_code, 2);
+  EXPECT_THAT(calibrate.err, AllOf(HasSubstr("dlcbench run --envs host,host -- COMMAND"),
+                                   Not(HasSubstr("not expected"))));
+  auto explain = run_dlcbench({"explain", "docker", "--dry-run", "--", "/bin/true"});
+  EXPECT_EQ(explain.exit_code, 2);
+  EXPECT_THAT(explain.err, AllOf(HasSubstr("dlcbench run --envs host,ENV -- COMMAND"), Not(HasSubstr("not expected"))));
+}
+
+// Issue 35, item 10: a command with the default environments measured the
+// host alone (none of the runtimes found has the command's image).
+TEST(Cli, ACommandWithoutEnvsIsToldWhichToGive) {
+  auto r = run_dlcbench({"run", "--dry-run", "--", "/bin/true"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("give --envs, e.g. --envs host,docker:image=IMAGE"));
+}
+
+// Issue 35, item 11: without --data, `ls {data}` listed the working folder.
+TEST(Cli, APlaceholderWithNothingToStandForNamesItsOption) {
+  auto data = run_dlcbench({"run", "--envs", "host", "--dry-run", "--", "ls", "{data}"});
+  EXPECT_EQ(data.exit_code, 2);
+  EXPECT_THAT(data.err, HasSubstr("{data} in the command's argument '{data}': give --data FOLDER"));
+  auto workdir = run_dlcbench({"run", "--envs", "host", "--dry-run", "--", "cat", "{workdir}/input"});
+  EXPECT_EQ(workdir.exit_code, 2);
+  EXPECT_THAT(workdir.err, HasSubstr("{workdir} in the command's argument '{workdir}/input': give --workdir FOLDER"));
+  auto none = run_dlcbench({"run", "--envs", "host", "--dry-run", "--", "/bin/true"});
+  EXPECT_EQ(none.exit_code, 0) << none.err;
+  EXPECT_THAT(none.out, HasSubstr("data: none (a command gets a data folder with --data)"));
+}
+
+// Issue 35, item 12: with --metric, the default --warmup 1 took the one
+// figure a single-figure tool prints, and every launch failed.
+TEST(Cli, ASingleFigureToolIsToldToGiveWarmupZero) {
+  TempDir out;
+  const std::vector<std::string> command = {"--metric", "value ([0-9]+)", "--", "/bin/sh", "-c", "echo value 5"};
+  auto args = [&](std::vector<std::string> head) {
+    head.insert(head.end(), command.begin(), command.end());
+    return head;
+  };
+  auto dry = run_dlcbench(args({"run", "--envs", "host", "--dry-run"}));
+  EXPECT_EQ(dry.exit_code, 0) << dry.err;
+  EXPECT_THAT(dry.out, HasSubstr("its first 1 figure warm-up, every later one measured; a tool that prints one "
+                                 "figure a launch needs --warmup 0"));
+  auto failed =
+      run_dlcbench(args({"run", "--envs", "host", "--runs", "2", "--max-runs", "2", "--out", (out / "a").string()}));
+  EXPECT_NE(failed.exit_code, 0);
+  EXPECT_THAT(failed.err + failed.out, HasSubstr("give --warmup 0 if the command prints 1 figure a launch"));
+  auto fixed = run_dlcbench(args(
+      {"run", "--envs", "host", "--runs", "2", "--max-runs", "2", "--warmup", "0", "--out", (out / "b").string()}));
+  EXPECT_EQ(fixed.exit_code, 0) << fixed.err;
+}
+
+// Issue 35, item 8: a metric of -1 was dropped with a note blaming
+// results.jsonl for a "wrong type", and a "nan" with no note at all.
+TEST(Cli, MetricValuesThatAreNoPositiveNumberAreNamedOnce) {
+  TempDir out;
+  auto r = run_dlcbench({"run", "--envs", "host", "--runs", "2", "--max-runs", "2", "--warmup", "0", "--metric",
+                         "value (\\S+)", "--out", (out / "res").string(), "--", "/bin/sh", "-c",
+                         "echo value -1; echo value nan; echo value 3; echo value 4"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  auto md = run_dlcbench({"report", testing::only_run_dir(out / "res").string(), "--format", "md"});
+  EXPECT_THAT(md.out, AllOf(HasSubstr("--metric captured 4 values that are no positive number (-1, nan): a time or "
+                                      "a rate is above zero, so they were left out"),
+                            Not(HasSubstr("wrong type"))));
+  std::size_t notes = 0;
+  for (auto at = md.out.find("no positive number"); at != std::string::npos;
+       at = md.out.find("no positive number", at + 1))
+    ++notes;
+  EXPECT_EQ(notes, 1u) << md.out;
+}
+
 }  // namespace
 }  // namespace dlcbench

@@ -158,7 +158,10 @@ TEST_F(CommandRun, EveryEnvironmentRunsTheCommandAndItsStepTimesAreCompared) {
   const auto manifest = json::parse(std::ifstream(run_dir / "manifest.json"));
   EXPECT_EQ(manifest["status"], "completed");
   const json& command = manifest["plan"]["cases"][0]["command"];
-  EXPECT_EQ(command["env"]["DLCBENCH_TEST_VAR"], "passed-through");
+  // Issue 35, item 14: the names of passed variables, never their values.
+  EXPECT_EQ(command["pass_env"], json::array({"DLCBENCH_TEST_VAR"}));
+  EXPECT_FALSE(command.contains("env"));
+  EXPECT_EQ(manifest.dump().find("passed-through"), std::string::npos);
   EXPECT_EQ(command["metric"]["pattern"], kMetric);
   // The chroot runs without isolation: the host's namespaces but for mounts.
   for (const auto& rec : records) {
@@ -177,6 +180,27 @@ TEST_F(CommandRun, ACommandMissingFromTheImageNamesTheImageAndThePath) {
   const std::string all = r.err + r.out;
   EXPECT_THAT(all, HasSubstr("cannot run /opt/nowhere/train: No such file or directory"));
   EXPECT_THAT(all, HasSubstr("in image " + tag));
+}
+
+// Issue 35, item 13: runsc left an empty tmp/.dlcbench-probe in the user's
+// root file system.
+TEST_F(CommandRun, RunscLeavesTheUsersRootFileSystemAsItWas) {
+  REQUIRE_RUNTIME("runsc");
+  fs::copy_file(COMMAND_STEPS, work() / "steps");
+  // The working folder's mount point: every runtime makes one that is
+  // missing (as for a volume); the image is expected to hold it.
+  fs::create_directories(rootfs() / "work");
+  const auto files = [&] {
+    std::set<std::string> found;
+    for (const auto& e : fs::recursive_directory_iterator(rootfs()))
+      found.insert(fs::relative(e.path(), rootfs()).string());
+    return found;
+  };
+  const std::set<std::string> before = files();
+  auto r = testing::run_dlcbench(command_run("host,runsc:rootfs=" + rootfs().string(), 1, {"--name", "steps"},
+                                             {"./steps", "2"}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(files(), before);
 }
 
 TEST_F(CommandRun, AMetricThatNeverMatchesShowsThePatternAndTheFirstLines) {

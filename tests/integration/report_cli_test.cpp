@@ -209,6 +209,49 @@ TEST(Compare, TwoRunsCaseByCase) {
   EXPECT_EQ(missing.exit_code, 2);
 }
 
+// Issue 35, item 17: a run without a target said it stopped with "every
+// target met".
+TEST(Report, ARunWithoutATargetSaysItStoppedAtThePlannedRounds) {
+  TempDir dir;
+  auto r = run_dlcbench({"run", "--workloads", "startup", "--envs", "host", "--runs", "2", "--max-runs", "4",
+                         "--starts", "2", "--out", dir.path().string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto run = testing::only_run_dir(dir.path());
+  EXPECT_EQ(json::parse(std::ifstream(run / "manifest.json"))["added_rounds"]["stopped"],
+            "the planned rounds (--runs) done");
+  auto report = run_dlcbench({"report", run.string(), "--format", "md"});
+  EXPECT_THAT(report.out, ::testing::AllOf(HasSubstr("stopped: the planned rounds (--runs) done"),
+                                           Not(HasSubstr("every target met"))));
+}
+
+// Issue 35, item 18: compare named what only A had, never what only B had,
+// and had no --format.
+TEST(Compare, NamesWhatOnlyOneRunHasAndWritesMarkdownAndJson) {
+  TempDir dir;
+  const auto a = startup_run(dir, "a", "1");
+  auto made = run_dlcbench({"run", "--workloads", "startup", "--envs", "host,host,host", "--runs", "3", "--starts",
+                            "3", "--seed", "2", "--out", (dir / "b").string()});
+  ASSERT_EQ(made.exit_code, 0) << made.err;
+  const auto b = testing::only_run_dir(dir / "b");
+  const std::string only_in_b = "in host#3 is only in " + b.string();
+  auto console = run_dlcbench({"compare", a.string(), b.string()});
+  EXPECT_EQ(console.exit_code, 0) << console.err;
+  EXPECT_THAT(console.out, HasSubstr(only_in_b));
+  auto md = run_dlcbench({"compare", a.string(), b.string(), "--format", "md"});
+  EXPECT_EQ(md.exit_code, 0) << md.err;
+  EXPECT_THAT(md.out, ::testing::AllOf(HasSubstr("| case | env | A mean | B mean | unit | B/A (95% CI) | verdict |"),
+                                       HasSubstr("| host#2 |"), HasSubstr(only_in_b)));
+  auto js = run_dlcbench({"compare", a.string(), b.string(), "--format", "json"});
+  ASSERT_EQ(js.exit_code, 0) << js.err;
+  const json j = json::parse(js.out);
+  ASSERT_EQ(j["rows"].size(), 2u);  // host and host#2: in both
+  for (const auto& row : j["rows"]) {
+    EXPECT_EQ(row["a"]["n"], 3) << row.dump();
+    EXPECT_TRUE(row["change"].contains("judgement")) << row.dump();
+  }
+  EXPECT_THAT(j["notes"].dump(), HasSubstr(only_in_b));
+}
+
 TEST(UntilCv, AddsRoundsWhileTheSpreadIsAboveTheTargetUpToTheLimit) {
   TempDir dir;
   auto r = run_dlcbench({"run", "--workloads", "startup", "--envs", "host", "--runs", "2", "--starts", "2",

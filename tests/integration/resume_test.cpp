@@ -7,7 +7,9 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <fstream>
+#include <iterator>
 #include <functional>
 #include <map>
 #include <set>
@@ -192,6 +194,57 @@ TEST(Resume, RefusesAnotherBinaryAnotherPlanOrAFolderWithoutARun) {
   EXPECT_EQ(fs::file_size(run_dir / "results.jsonl"), size);  // none of them touched the run
   EXPECT_EQ(manifest_of(run_dir)["status"], "running");
   for (const auto& left : scratch_of(run_dir, "host")) fs::remove_all(left);  // no resume follows
+}
+
+// Issue 35, item 14: --pass-env wrote the variable's value (a token, say)
+// into the world-readable manifest. Only its name is kept now, and a
+// resumed run reads the value again from its own environment.
+TEST(Resume, APassedVariableIsReadAgainAndItsValueIsNowhereInTheRunFolder) {
+  TempDir dir;
+  const std::string secret = fmt::format("s3cr3t-{}", getpid());
+  // The command fails unless the value reached it, and prints nothing.
+  testing::write_text(dir / "expected", secret);
+  const fs::path out = dir / "res";
+  const std::vector<std::string> args = {
+      "run", "--envs", "host", "--runs", "6", "--warmup", "0", "--workdir", dir.path().string(), "--out",
+      out.string(), "--pass-env", "DLCBENCH_TEST_SECRET", "--", "/bin/sh", "-c",
+      "test \"$DLCBENCH_TEST_SECRET\" = \"$(cat expected)\" && sleep 0.3"};
+  setenv("DLCBENCH_TEST_SECRET", secret.c_str(), 1);
+  const pid_t pid = testing::spawn_dlcbench(args, dir / "log");
+  const bool launched = testing::wait_until(
+      [&] {
+        for (const auto& r : records_so_far(out))
+          if (r.value("type", "") == "launch") return true;
+        return false;
+      },
+      120);
+  kill(pid, SIGKILL);
+  waitpid(pid, nullptr, 0);
+  ASSERT_TRUE(launched);
+  const fs::path run_dir = testing::only_run_dir(out);
+
+  unsetenv("DLCBENCH_TEST_SECRET");
+  auto unset = testing::run_dlcbench({"run", "--resume", run_dir.string()});
+  EXPECT_EQ(unset.exit_code, 2);
+  EXPECT_THAT(unset.err, HasSubstr("the run passes DLCBENCH_TEST_SECRET to its command (--pass-env), and "
+                                   "DLCBENCH_TEST_SECRET is not set here"));
+  setenv("DLCBENCH_TEST_SECRET", secret.c_str(), 1);
+  auto resumed = testing::run_dlcbench({"run", "--resume", run_dir.string()});
+  unsetenv("DLCBENCH_TEST_SECRET");
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+  int ok = 0;
+  for (const auto& r : testing::read_records(run_dir)) {
+    if (r.value("type", "") != "launch") continue;
+    EXPECT_TRUE(r.value("ok", false)) << r.dump();
+    ok += r.value("ok", false);
+  }
+  EXPECT_EQ(ok, 6);
+  for (const auto& file : fs::recursive_directory_iterator(run_dir)) {
+    if (!file.is_regular_file()) continue;
+    std::ifstream in(file.path(), std::ios::binary);
+    const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+    EXPECT_EQ(text.find(secret), std::string::npos) << file.path() << " holds the value";
+  }
 }
 
 TEST(Resume, AKilledRunWithDockerLeavesNoContainerOrImageAfterTheResume) {

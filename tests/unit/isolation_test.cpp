@@ -272,5 +272,26 @@ TEST(IsolationReport, PreflightLinesNameAPossibleCause) {
   EXPECT_THAT(lines[1], HasSubstr("cannot change the speed by itself"));
 }
 
+// Issue 35, item 19: an image that holds its libraries under their short
+// names had every library reported twice ("host has libz.so.1.2.13 ...,
+// docker has not loaded", then the reverse), though the files were the same.
+TEST(CommandLibraries, TheSameFileUnderAnotherNameIsTheSameLibraryAndADifferentOneIsNamedOnce) {
+  auto fingerprint = [](std::vector<std::pair<std::string, std::string>> files) {
+    json list = json::array();
+    for (const auto& [name, id] : files) list.push_back({{"name", name}, {"real_name", name}, {"build_id", id}});
+    return json{{"command_libraries", {{"files", list}}}};
+  };
+  const json host = fingerprint({{"libz.so.1.2.13", "aaaa"}, {"libm.so.6", "bbbb"}, {"libssl.so.3", "cccc"}});
+  const json image = fingerprint({{"libz.so.1", "aaaa"}, {"libm.so.6", "dddd"}, {"libcrypto.so.3", "eeee"}});
+  std::vector<std::string> fields;
+  for (const auto& m : compare_command_fingerprints(host, image, {}))
+    if (m.field.rfind("libraries/", 0) == 0)
+      fields.push_back(m.field + ": " + m.baseline_value + " / " + m.other_value);
+  EXPECT_THAT(fields, ::testing::UnorderedElementsAre(
+                          "libraries/libm.so: libm.so.6, build id bbbb / libm.so.6, build id dddd",
+                          "libraries/libssl.so: libssl.so.3, build id cccc / not loaded",
+                          "libraries/libcrypto.so: not loaded / libcrypto.so.3, build id eeee"));
+}
+
 }  // namespace
 }  // namespace dlcbench

@@ -117,7 +117,7 @@ TEST(StoppingRule, UntilCvMetOnlyWhenEveryCaseAndEnvironmentIsAtOrBelowTheTarget
   // CV of {1, 1.02}: stddev 0.01414 / mean 1.01 = 1.40%.
   RoundDecision d = decide_after_round(rule, 2, 0, 1, one_case({1.0, 1.02}, {2.0, 2.0}));
   EXPECT_FALSE(d.add_round);
-  EXPECT_EQ(d.stop, StopReason::nothing_to_add);
+  EXPECT_EQ(d.stop, StopReason::until_cv_reached);
   EXPECT_NEAR(d.highest_cv, 0.014142 / 1.01, 1e-5);
   // CV of {1, 1.2}: 0.1414 / 1.1 = 12.9%.
   d = decide_after_round(rule, 2, 0, 1, one_case({1.0, 1.02}, {1.0, 1.2}));
@@ -131,6 +131,14 @@ TEST(StoppingRule, UntilCvMetOnlyWhenEveryCaseAndEnvironmentIsAtOrBelowTheTarget
   d = decide_after_round(rule, 10, 0, 1, one_case({1.0, 1.02}, {1.0, 1.2}));
   EXPECT_FALSE(d.add_round);
   EXPECT_EQ(d.stop, StopReason::max_runs);
+}
+
+// Issue 35, item 17: a run without --precision said "every target met".
+TEST(StoppingRule, WithoutATargetItStopsAtThePlannedRounds) {
+  const RoundDecision d = decide_after_round({2, 10, 0, 0, 0}, 2, 0, 1, one_case({1.0, 1.02}, {2.0, 2.0}));
+  EXPECT_FALSE(d.add_round);
+  EXPECT_EQ(d.stop, StopReason::planned_rounds);
+  EXPECT_STREQ(stop_reason_text(d.stop), "the planned rounds (--runs) done");
 }
 
 TEST(StoppingRule, ReplacesDisturbedRunsUpToRuns) {
@@ -169,7 +177,7 @@ TEST(StoppingRule, PrecisionStopsWhenEveryTypicalIntervalIsNarrowEnough) {
   EXPECT_EQ(d.widest, "fcn5 docker");
   d = decide_after_round({12, 100, 0, half_width * 1.01, 0}, 12, 0, 1, one_case(base, same));
   EXPECT_FALSE(d.add_round);
-  EXPECT_EQ(d.stop, StopReason::nothing_to_add);
+  EXPECT_EQ(d.stop, StopReason::precision_reached);
   // Two rounds give no interval: unmet, and said so.
   d = decide_after_round({2, 100, 0, 0.5, 0}, 2, 0, 1, one_case({1, 1.1}, {1, 1.1}));
   EXPECT_TRUE(d.add_round);

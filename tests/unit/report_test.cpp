@@ -5,8 +5,13 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <map>
+#include <regex>
 #include <sstream>
+#include <string>
 
 #include "analysis/analysis.h"
 #include "report/backend_comparison.h"
@@ -1199,6 +1204,20 @@ TEST(BackendComparison, GroupsTheBackEndsOfANetworkFastestFirst) {
 
 TEST(BackendComparison, OneBackEndGivesNoSection) {
   EXPECT_THAT(render_console(two_cases_and_startup()), Not(HasSubstr("Back ends side by side")));
+}
+
+// The README and docs/report.schema.json give the version the JSON report
+// writes (the README said 2 while it wrote 3).
+TEST(JsonReport, TheReadmeAndTheSchemaGiveTheVersionItWrites) {
+  const std::filesystem::path source = DLCBENCH_SOURCE_DIR;
+  std::ifstream readme_file(source / "README.md");
+  const std::string readme{std::istreambuf_iterator<char>(readme_file), std::istreambuf_iterator<char>()};
+  std::smatch said;
+  ASSERT_TRUE(std::regex_search(readme, said, std::regex("`schema_version` \\(now ([0-9]+)\\)")));
+  EXPECT_EQ(std::stoi(said[1].str()), kAnalysisJsonSchemaVersion);
+  std::ifstream schema_file(source / "docs" / "report.schema.json");
+  const json schema = json::parse(schema_file);
+  EXPECT_EQ(schema.at("properties").at("schema_version").at("const").get<int>(), kAnalysisJsonSchemaVersion);
 }
 
 }  // namespace
