@@ -189,7 +189,7 @@ struct LoadedLibraryFact {
   std::string text;      // "libz.so.1.2.13, build id 1a2b3c4d5e6f"
 };
 
-std::vector<LoadedLibraryFact> loaded_libraries(const nlohmann::json& fingerprint) {
+std::vector<LoadedLibraryFact> command_libraries_of(const nlohmann::json& fingerprint) {
   std::vector<LoadedLibraryFact> out;
   const nlohmann::json::json_pointer files("/command_libraries/files");
   if (!fingerprint.contains(files) || !fingerprint.at(files).is_array()) return out;
@@ -220,7 +220,7 @@ std::vector<Mismatch> compare_command_fingerprints(const nlohmann::json& baselin
   }
   // The same file (the same build id) under any name is the same library;
   // the rest are paired by base name, so each library is named once.
-  std::vector<LoadedLibraryFact> a = loaded_libraries(baseline), b = loaded_libraries(other);
+  std::vector<LoadedLibraryFact> a = command_libraries_of(baseline), b = command_libraries_of(other);
   std::set<std::string> ids_in_b;
   for (const auto& lib : b)
     if (!lib.build_id.empty()) ids_in_b.insert(lib.build_id);

@@ -9,16 +9,16 @@
 namespace dlcbench {
 namespace {
 
-std::string num(double v) { return std::isfinite(v) ? fmt::format("{:.5f}", v) : "n/a"; }
+std::string compared_figure(double v) { return std::isfinite(v) ? fmt::format("{:.5f}", v) : "n/a"; }
 
-nlohmann::json number(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
+nlohmann::json finite_or_null(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
 
-nlohmann::json runs_json(const EnvironmentStats& e) {
+nlohmann::json compared_runs_json(const EnvironmentStats& e) {
   return {{"n", e.runs.n},
-          {"mean", number(e.runs.mean)},
-          {"median", number(e.runs.median)},
-          {"ci95_low", number(e.runs.ci95_low)},
-          {"ci95_high", number(e.runs.ci95_high)},
+          {"mean", finite_or_null(e.runs.mean)},
+          {"median", finite_or_null(e.runs.median)},
+          {"ci95_low", finite_or_null(e.runs.ci95_low)},
+          {"ci95_high", finite_or_null(e.runs.ci95_high)},
           {"run_values", e.run_values}};
 }
 
@@ -32,8 +32,9 @@ std::string render_comparison(const Comparison& c) {
   out += fmt::format("  {:<26} {:<12} {:>10} {:>10} {:<10} {:>8}  {}\n", "case", "env", "A mean", "B mean", "unit",
                      "B/A", "verdict");
   for (const auto& r : c.rows) {
-    out += fmt::format("  {:<26} {:<12} {:>10} {:>10} {:<10} {:>8.4f}  {}\n", r.case_id, r.env, num(r.a.runs.mean),
-                       num(r.b.runs.mean), r.unit, r.change.robust.ratio, r.change.verdict_text);
+    out += fmt::format("  {:<26} {:<12} {:>10} {:>10} {:<10} {:>8.4f}  {}\n", r.case_id, r.env,
+                       compared_figure(r.a.runs.mean), compared_figure(r.b.runs.mean), r.unit, r.change.robust.ratio,
+                       r.change.verdict_text);
     for (const auto& d : r.differences)
       out += fmt::format("      differs: {}: A has {}, B has {}\n", d.field, d.baseline_value, d.other_value);
   }
@@ -48,9 +49,10 @@ std::string render_comparison_markdown(const Comparison& c) {
                                 c.run_a, c.run_b);
   out += "| case | env | A mean | B mean | unit | B/A (95% CI) | verdict |\n|---|---|---:|---:|---|---:|---|\n";
   for (const auto& r : c.rows)
-    out += fmt::format("| {} | {} | {} | {} | {} | {:.4f} ({} .. {}) | {} |\n", r.case_id, r.env, num(r.a.runs.mean),
-                       num(r.b.runs.mean), r.unit, r.change.robust.ratio, num(r.change.robust.ci95_low),
-                       num(r.change.robust.ci95_high), r.change.verdict_text);
+    out += fmt::format("| {} | {} | {} | {} | {} | {:.4f} ({} .. {}) | {} |\n", r.case_id, r.env,
+                       compared_figure(r.a.runs.mean), compared_figure(r.b.runs.mean), r.unit, r.change.robust.ratio,
+                       compared_figure(r.change.robust.ci95_low), compared_figure(r.change.robust.ci95_high),
+                       r.change.verdict_text);
   if (c.rows.empty()) out += "\nNo case and environment is in both runs.\n";
   bool differences = false;
   for (const auto& r : c.rows)
@@ -74,8 +76,8 @@ nlohmann::json comparison_json(const Comparison& c) {
     rows.push_back({{"case", r.case_id},
                     {"env", r.env},
                     {"unit", r.unit},
-                    {"a", runs_json(r.a)},
-                    {"b", runs_json(r.b)},
+                    {"a", compared_runs_json(r.a)},
+                    {"b", compared_runs_json(r.b)},
                     {"change", overhead_json(r.change)},
                     {"differences", differences}});
   }
