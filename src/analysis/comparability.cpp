@@ -197,7 +197,8 @@ std::vector<LoadedLibraryFact> command_libraries_of(const nlohmann::json& finger
     if (!f.is_object()) continue;
     const std::string name = f.value("name", "");
     const std::string real = f.value("real_name", name), id = f.value("build_id", "");
-    out.push_back({name, id, fmt::format("{}{}", real, id.empty() ? "" : fmt::format(", build id {}", id.substr(0, 12)))});
+    out.push_back(
+        {name, id, fmt::format("{}{}", real, id.empty() ? "" : fmt::format(", build id {}", id.substr(0, 12)))});
   }
   return out;
 }
@@ -220,18 +221,18 @@ std::vector<Mismatch> compare_command_fingerprints(const nlohmann::json& baselin
   }
   // The same file (the same build id) under any name is the same library;
   // the rest are paired by base name, so each library is named once.
-  std::vector<LoadedLibraryFact> a = command_libraries_of(baseline), b = command_libraries_of(other);
-  std::set<std::string> ids_in_b;
-  for (const auto& lib : b)
-    if (!lib.build_id.empty()) ids_in_b.insert(lib.build_id);
-  std::set<std::string> ids_in_a;
-  for (const auto& lib : a)
-    if (!lib.build_id.empty()) ids_in_a.insert(lib.build_id);
-  std::map<std::string, std::string> a_left, b_left;  // base name -> text
-  for (const auto& lib : a)
-    if (lib.build_id.empty() || !ids_in_b.count(lib.build_id)) a_left.emplace(library_base_name(lib.name), lib.text);
-  for (const auto& lib : b)
-    if (lib.build_id.empty() || !ids_in_a.count(lib.build_id)) b_left.emplace(library_base_name(lib.name), lib.text);
+  const std::vector<LoadedLibraryFact> a = command_libraries_of(baseline), b = command_libraries_of(other);
+  // Base name -> text, for the libraries of `side` whose file `across` lacks.
+  auto unmatched = [](const std::vector<LoadedLibraryFact>& side, const std::vector<LoadedLibraryFact>& across) {
+    std::set<std::string> ids;
+    for (const auto& lib : across)
+      if (!lib.build_id.empty()) ids.insert(lib.build_id);
+    std::map<std::string, std::string> left;
+    for (const auto& lib : side)
+      if (lib.build_id.empty() || !ids.count(lib.build_id)) left.emplace(library_base_name(lib.name), lib.text);
+    return left;
+  };
+  const auto a_left = unmatched(a, b), b_left = unmatched(b, a);
   const std::string fix = "build the image with the host's versions of the library, or measure the host with the "
                           "image's (the chroot environment runs the image's files without isolation)";
   for (const auto& [base, text] : a_left) {

@@ -1,6 +1,5 @@
 #include "analysis/compare.h"
 
-
 #include <fmt/format.h>
 
 namespace dlcbench {

@@ -89,9 +89,10 @@ void fold_case_record(Analysis& a, FoldedLaunches& f, EnvironmentStats& es, cons
   } else if (r.type == "metric_refused") {
     FoldedLaunches::Refused& refused = f.refused[{*r.case_id, es.env}];
     refused.count += r.refused_count;
-    for (const auto& v : r.refused_values)
-      if (refused.values.size() < 5 && std::find(refused.values.begin(), refused.values.end(), v) == refused.values.end())
-        refused.values.push_back(v);
+    for (const auto& v : r.refused_values) {
+      const bool shown = std::find(refused.values.begin(), refused.values.end(), v) != refused.values.end();
+      if (!shown && refused.values.size() < kRefusedValuesKept) refused.values.push_back(v);
+    }
   } else if (r.type == "launch") {
     finish_launch(a, f, key, r, line);
   }

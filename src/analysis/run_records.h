@@ -79,8 +79,10 @@ struct ResultRecord {
   std::optional<double> estimated_limit;
   // metric_refused: values --metric captured that are no positive number
   std::size_t refused_count = 0;
-  std::vector<std::string> refused_values;  // the first few, as captured
+  std::vector<std::string> refused_values;  // the first kRefusedValuesKept, as captured
 };
+// How many refused --metric values a launch records, and a report names.
+inline constexpr std::size_t kRefusedValuesKept = 5;
 
 // Throws DataError naming the field; a sample without finite, non-negative
 // seconds is one.

@@ -200,6 +200,12 @@ fs::path create_run_folder(const fs::path& out, std::string& run_id, const std::
   }
 }
 
+// Every case is a user's command (none of dlcbench's workloads); true for
+// a plan without cases.
+bool only_commands(const Plan& plan) {
+  return std::all_of(plan.cases.begin(), plan.cases.end(), [](const CaseSpec& c) { return c.is_command(); });
+}
+
 // --dry-run: what a run with these options would measure.
 void print_plan(const Plan& plan) {
   std::cout << fmt::format(
@@ -236,8 +242,7 @@ void print_plan(const Plan& plan) {
     std::cout << "features left out:\n";
     for (const auto& why : plan.ablation->left_out) std::cout << fmt::format("  {}\n", why);
   }
-  const bool commands_only =
-      std::all_of(plan.cases.begin(), plan.cases.end(), [](const CaseSpec& c) { return c.is_command(); });
+  const bool commands_only = only_commands(plan);
   std::cout << fmt::format("data: {}\nseed: {}\ncase timeout: {:g} s\n",
                            commands_only && plan.data == kSyntheticData ? "none (a command gets a data folder with --data)"
                                                                         : plan.data,
@@ -353,7 +358,7 @@ void check_blas(const Plan& plan) {
 // as that environment's overhead, which may not be the question asked.
 void warn_threads_beyond_cpus(const Plan& plan, int threads) {
   // A user's command runs the threads it starts itself, not --threads.
-  if (std::all_of(plan.cases.begin(), plan.cases.end(), [](const CaseSpec& c) { return c.is_command(); })) return;
+  if (only_commands(plan)) return;
   for (const auto& env : plan.environments) {
     const std::string why = threads_beyond_cpus(env.text, parse_container_options(env.name, env.options), threads);
     if (why.empty()) continue;
@@ -445,8 +450,7 @@ EnvironmentContext environment_context(const Session& session) {
   context.image_extras = tool_image_files(planned);
   context.cgroup_parent = session.cgroup_parent;
   context.gpu = std::any_of(plan.cases.begin(), plan.cases.end(), [](const CaseSpec& c) { return c.device == "gpu"; });
-  context.command_only =
-      !plan.cases.empty() && std::all_of(plan.cases.begin(), plan.cases.end(), [](const CaseSpec& c) { return c.is_command(); });
+  context.command_only = !plan.cases.empty() && only_commands(plan);
   if (!context.gpu) return context;
   // The run goes on: the GPU cases fail with the cause, the others are measured.
   if (const std::string why = gpu_unavailable_reason(); !why.empty())
@@ -893,8 +897,7 @@ Plan make_plan(const RunOptions& o, const PlanRequest& request) {
   plan.seed = o.seed ? *o.seed : std::random_device{}();
   plan.data = o.data == kSyntheticData ? o.data : fs::absolute(data_location(o.data)).string();
   // A command gets a data folder only when one is named.
-  const bool commands_only =
-      std::all_of(plan.cases.begin(), plan.cases.end(), [](const CaseSpec& c) { return c.is_command(); });
+  const bool commands_only = only_commands(plan);
   if (commands_only && !o.data_given) plan.data = kSyntheticData;
   if (commands_only && plan.data != kSyntheticData && !fs::is_directory(plan.data))
     throw UsageError(fmt::format("--data {}: not a folder: give the folder the command reads (mounted read-only at "

@@ -12,6 +12,7 @@
 
 #include "analysis/disturbance.h"
 #include "analysis/overhead.h"
+#include "analysis/run_records.h"
 #include "core/machine_turn.h"
 #include "core/process.h"
 #include "core/statistics.h"
@@ -192,7 +193,6 @@ LaunchOutcome run_user_command(const Plan& plan, const CaseSpec& spec, Scheduled
                                const std::string& instance, int round, ResultsWriter& results,
                                const ScheduleOptions& options) {
   constexpr std::size_t kOutputLinesKept = 10;  // in results.jsonl and in a metric's error
-  constexpr std::size_t kRefusedValuesKept = 5;
   std::vector<std::string> refused;  // the first values --metric captured that are no positive number
   std::size_t refused_count = 0;
   LaunchOutcome out;
