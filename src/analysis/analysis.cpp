@@ -172,6 +172,15 @@ void note_records(Analysis& a, const FoldedLaunches& folded) {
                                   key.first, key.second, counted(refused.count, "value", "values"),
                                   refused.count == 1 ? "is" : "are", fmt::join(refused.values, ", "),
                                   refused.count == 1 ? "it was" : "they were"));
+  for (const auto& [key, left] : folded.leftovers) {
+    std::vector<std::string> names;
+    for (const auto& [name, count] : left.names) names.push_back(count > 1 ? fmt::format("{} x{}", name, count) : name);
+    a.notes.push_back(fmt::format("{} in {}: in {} the command left processes running when it exited ({}); "
+                                  "dlcbench-probe ended them then ({}), so each figure is the command's own run "
+                                  "and nothing outlives it",
+                                  key.first, key.second, counted(left.launches, "launch", "launches"),
+                                  fmt::join(names, ", "), left.killed ? "SIGTERM, then SIGKILL" : "SIGTERM"));
+  }
   for (const auto& [key, p] : folded.unfinished)
     if (!p.measured.empty())
       a.notes.push_back(fmt::format("{} in {}, round {}: {} of a launch that did not finish "

@@ -63,9 +63,24 @@ RunDisturbance assess_disturbance(const std::optional<nlohmann::json>& accountin
     d.not_assessed = "the machine's reading lacks a field";
     return d;
   }
+  // What the readings' rounding alone can make of nothing (absent in runs
+  // of an older dlcbench: none). A phase so short that it could pass the
+  // limit cannot be judged; a longer one counts only what lies beyond it.
+  const double foreign_error = std::max(0.0, number("foreign_uncertainty_seconds"));
+  const double steal_error = std::max(0.0, number("steal_uncertainty_seconds"));
+  if (foreign_error / capacity > kForeignCpuLimit) {
+    const auto source = machine->find("busy_source");
+    const std::string busy_source = source != machine->end() && source->is_string() ? source->get<std::string>()
+                                                                                   : std::string("/proc/stat");
+    d.not_assessed = fmt::format("a phase of {:.1f} ms is too short to judge from {}: its readings can be off by "
+                                 "{:.1f} ms of CPU time",
+                                 1e3 * number("phase_seconds"), busy_source, 1e3 * foreign_error);
+    return d;
+  }
   d.assessed = true;
-  d.readings.push_back({DisturbanceKind::foreign_cpu, std::max(0.0, foreign) / capacity, kForeignCpuLimit});
-  d.readings.push_back({DisturbanceKind::steal, steal / capacity, kStealLimit});
+  d.readings.push_back({DisturbanceKind::foreign_cpu, std::max(0.0, foreign - foreign_error) / capacity,
+                        kForeignCpuLimit});
+  d.readings.push_back({DisturbanceKind::steal, std::max(0.0, steal - steal_error) / capacity, kStealLimit});
   return d;
 }
 

@@ -232,6 +232,16 @@ LaunchCounters read_launch_counters(const json& accounting, double wall_seconds)
   LaunchCounters l;
   const std::string where = "accounting record: ";
   const int batches = json_fields::int_field(accounting, "batches", 0, where);
+  if (json_fields::int_field(accounting, "figures_in_phase", 1, where) == 0) {
+    // A tool that prints its one figure as it ends (sysbench's events/s):
+    // what follows that line is its exit, so no counter describes its work.
+    for (const auto& s : kSources)
+      l.unavailable[s.counter] =
+          "the command prints one figure as it ends, so no iteration follows the start-up and its counters "
+          "would describe its exit; per-iteration counters need several figures a launch (without --metric the "
+          "counters cover the whole launch)";
+    return l;
+  }
   l.values[Counter::wall_ms] = wall_seconds * 1e3;
   if (batches <= 0) return l;
   const json none = json::object();

@@ -93,6 +93,11 @@ void fold_case_record(Analysis& a, FoldedLaunches& f, EnvironmentStats& es, cons
       const bool shown = std::find(refused.values.begin(), refused.values.end(), v) != refused.values.end();
       if (!shown && refused.values.size() < kRefusedValuesKept) refused.values.push_back(v);
     }
+  } else if (r.type == "leftovers") {
+    FoldedLaunches::Leftovers& left = f.leftovers[{*r.case_id, es.env}];
+    ++left.launches;
+    for (const auto& name : r.leftover_names) ++left.names[name];
+    left.killed = left.killed || r.ended_with == "SIGKILL";
   } else if (r.type == "launch") {
     finish_launch(a, f, key, r, line);
   }

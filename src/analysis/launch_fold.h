@@ -49,6 +49,14 @@ struct FoldedLaunches {
     std::vector<std::string> values;  // the first few
   };
   std::map<std::pair<std::string, std::string>, Refused> refused;
+  // (case, environment): launches whose command left processes running,
+  // which the probe ended; their names, and whether any needed SIGKILL.
+  struct Leftovers {
+    std::size_t launches = 0;
+    std::map<std::string, std::size_t> names;  // name -> processes so named
+    bool killed = false;
+  };
+  std::map<std::pair<std::string, std::string>, Leftovers> leftovers;
   // Records left out, with the first of each kind ("line 7: ...").
   std::size_t malformed = 0, unknown = 0;
   std::string first_malformed, first_unknown;

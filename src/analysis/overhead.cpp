@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "core/shift_estimates.h"
+#include "core/words.h"
 
 namespace dlcbench {
 namespace {
@@ -147,6 +148,7 @@ Overhead compare_figures(const std::string& env, RunFigures subject, RunFigures 
   o.estimate = ratio_of_means(subject.values, baseline.values);
   o.added = difference_of_means(subject.values, baseline.values);
   o.rank_test = mann_whitney_u(subject.values, baseline.values);
+  o.runs_compared = std::min(subject.values.size(), baseline.values.size());
   // Six pairs (or four runs a side) give the first robust interval.
   if (!o.robust.bounded())
     o.runs_needed = std::max<std::size_t>({std::size_t{6}, subject.values.size() + 1, baseline.values.size() + 1});
@@ -164,7 +166,7 @@ std::string short_verdict_words(const Overhead& o, ComparisonWording wording) {
   const std::string what = wording == ComparisonWording::overhead ? "overhead" : "difference";
   switch (o.verdict) {
     case Verdict::too_few_runs:
-      return "too few runs";
+      return fmt::format("cannot tell yet: {}; give --runs {}", counted(o.runs_compared, "run", "runs"), o.runs_needed);
     case Verdict::slower:
       return fmt::format("slower by {:.1f}%", change);
     case Verdict::faster:
@@ -195,13 +197,22 @@ std::string verdict_words(const Overhead& o, ComparisonWording wording) {
                          "that drift together make the robust one too narrow; more runs settle it)",
                          o.robust.ratio > 1 ? "slower" : "faster", 100 * std::fabs(o.robust.ratio - 1));
   switch (o.verdict) {
-    case Verdict::too_few_runs:
+    case Verdict::too_few_runs: {
+      // Too few runs is no verdict either way: never "no difference", and
+      // never against the p-value printed beside it.
+      const std::string tell = fmt::format("cannot tell yet: {:+.1f}% from {}", 100 * (o.robust.ratio - 1),
+                                           counted(o.runs_compared, "run", "runs"));
       if (o.estimate.interval == RatioInterval::none)
-        return fmt::format("{:+.1f}%; too few runs for a confidence interval (give --runs {} or more)",
-                           100 * (o.robust.ratio - 1), o.runs_needed);
-      return fmt::format("{:+.1f}%; too few runs for the robust interval, and the means' shows no difference ({}) "
-                         "(give --runs {} or more)",
-                         100 * (o.robust.ratio - 1), mean, o.runs_needed);
+        return fmt::format("{}, too few for a confidence interval (give --runs {} or more)", tell, o.runs_needed);
+      const double p = o.estimate.test.p_value;
+      const bool means_differ = side_of_one(o.estimate) != 0 || (std::isfinite(p) && p < 0.05);
+      const std::string means =
+          means_differ ? fmt::format("the means alone say {} ({}, Welch p = {:.2g}), which so few runs cannot carry",
+                                     o.estimate.ratio > 1 ? "slower" : "faster", mean, p)
+                       : fmt::format("nor can the means tell ({}, Welch p = {:.2g})", mean, p);
+      return fmt::format("{}, too few for the robust interval; {} (give --runs {} or more)", tell, means,
+                         o.runs_needed);
+    }
     case Verdict::slower:
     case Verdict::faster:
       if (!o.robust.bounded())

@@ -101,6 +101,7 @@ struct Overhead {
   Verdict verdict = Verdict::too_few_runs;
   // Where the interval is missing or unbounded: the runs that would bound it.
   std::size_t runs_needed = 0;
+  std::size_t runs_compared = 0;  // the fewer of the two sides' runs
   std::string verdict_text;  // in words, with the interval and p (verdict_words)
   std::vector<Mismatch> mismatches;  // differences in the fingerprints, asked for or not
   bool compared = true;              // false: a mismatch nobody asked for stopped it

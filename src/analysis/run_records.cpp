@@ -137,6 +137,15 @@ ResultRecord read_result_record(const json& r) {
     if (const auto values = r.find("values"); values != r.end() && values->is_array())
       for (const auto& v : *values)
         if (v.is_string()) rec.refused_values.push_back(v.get<std::string>());
+  } else if (rec.type == "leftovers") {
+    const auto processes = r.find("processes");
+    if (processes == r.end() || !processes->is_array() || processes->empty())
+      throw DataError("a leftovers record names no processes");
+    for (const auto& p : *processes)
+      rec.leftover_names.push_back(p.is_object() && p.contains("name") && p["name"].is_string()
+                                       ? p["name"].get<std::string>()
+                                       : std::string("?"));
+    rec.ended_with = string_field(r, "ended_with", "SIGTERM", where);
   } else if (rec.type == "launch") {
     rec.ok = bool_field(r, "ok", false, where);
     rec.cause = string_field(r, "cause", "failed", where);

@@ -80,6 +80,10 @@ struct ResultRecord {
   // metric_refused: values --metric captured that are no positive number
   std::size_t refused_count = 0;
   std::vector<std::string> refused_values;  // the first kRefusedValuesKept, as captured
+  // leftovers: the names of the processes a command left running when it
+  // exited, which dlcbench-probe ended, and with which signal
+  std::vector<std::string> leftover_names;
+  std::string ended_with;
 };
 // How many refused --metric values a launch records, and a report names.
 inline constexpr std::size_t kRefusedValuesKept = 5;

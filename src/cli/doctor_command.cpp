@@ -19,6 +19,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "cli/doctor_clean.h"
 #include "core/blas_check.h"
 #include "gpu/gpu_loader.h"
 #include "runtimes/gpu_access.h"
@@ -466,8 +467,12 @@ void add_doctor_command(CLI::App& app, int& exit_code) {
   auto json = std::make_shared<bool>(false);
   auto* cmd = app.add_subcommand(
       "doctor", "Check each container runtime: installed, version, can it start a container here, how to fix it");
+  auto clean = std::make_shared<bool>(false);
   cmd->add_flag("--json", *json, "Print the findings as JSON");
-  cmd->callback([json, &exit_code] { exit_code = doctor(*json); });
+  cmd->add_flag("--clean", *clean,
+                "Remove what runs killed with SIGKILL left (scratch folders, containers, image tags named after "
+                "their run id), never a live run's, and say what");
+  cmd->callback([json, clean, &exit_code] { exit_code = *clean ? clean_run_leftovers() : doctor(*json); });
 }
 
 }  // namespace dlcbench::cli

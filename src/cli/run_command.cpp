@@ -28,6 +28,8 @@
 #include "gpu/gpu_loader.h"
 #include "core/blas_check.h"
 #include "core/errors.h"
+#include "core/live_runs.h"
+#include "runtimes/leftovers.h"
 #include "core/fingerprint.h"
 #include "core/manifest.h"
 #include "core/process.h"
@@ -272,6 +274,7 @@ struct RunOptions {
   int starts = 10;
   bool allow_mismatch = false;
   bool keep_images = false;
+  bool keep_going = false;  // an environment named in --envs that cannot be prepared is skipped, not fatal
   std::string until_cv;   // "2%" or "0.02"; empty: off
   std::string precision;  // "2%": add rounds until every interval is within +-2%; empty: off
   std::string margin;     // of the equivalence verdict; empty: 2%
@@ -430,6 +433,9 @@ struct Session {
   std::set<std::string> adopt_images;    // resume: environments whose image a killed session imported
   bool resuming = false;
   bool take_turns = false;    // --take-turns
+  bool keep_going = false;    // --keep-going
+  int rounds_reached = 0;               // resume: by the earlier sessions
+  std::vector<CellRuns> earlier_cells{};  // resume: what they measured, for the stopping rule
   std::string cgroup_parent{};  // containers' cgroup parent; empty: the runtime's default
 
   fs::path manifest_file() const { return dir / "manifest.json"; }
@@ -482,11 +488,19 @@ void remove_leftovers_of_earlier_session(Session& session, ScheduledEnvironment&
   }
 }
 
+// What preparing the environments found.
+struct Preparation {
+  bool any_unavailable = false;  // one the run cannot do without: the run exits 1
+  std::string fatal;             // one named in --envs, without --keep-going: nothing is measured; why
+};
+
 // Prepares every environment of the plan into `prepared`, recording each in
-// the manifest. True when one the run cannot do without is unavailable.
-bool prepare_environments(Session& session, PreparedEnvironments& prepared, ResultsWriter& results) {
+// the manifest; stops at the first one the user named that cannot run,
+// unless --keep-going.
+Preparation prepare_environments(Session& session, PreparedEnvironments& prepared, ResultsWriter& results) {
   const EnvironmentContext context = environment_context(session);
-  bool any_unavailable = false;
+  Preparation preparation;
+  bool& any_unavailable = preparation.any_unavailable;
   for (const auto& request_env : session.plan.environments) {
     EnvironmentContext env_context = context;
     env_context.adopt_image = session.adopt_images.count(request_env.text) > 0;
@@ -509,13 +523,19 @@ bool prepare_environments(Session& session, PreparedEnvironments& prepared, Resu
       s.unavailable = e.what();
       // Asked for by name, its absence fails the run; found on the machine
       // but unusable, it is only noted.
-      any_unavailable = any_unavailable || !session.discovered || s.label == session.plan.baseline;
+      const bool needed = !session.discovered || s.label == session.plan.baseline;
+      any_unavailable = any_unavailable || needed;
       session.manifest.environments[s.label] = {{"unavailable", s.unavailable}};
       results.append({{"type", "environment_unavailable"}, {"env", s.label}, {"reason", s.unavailable}});
       const AblationVariant* variant = nullptr;
       if (session.plan.ablation)
         for (const auto& v : session.plan.ablation->variants)
           if (v.label == s.label) variant = &v;
+      if (needed && !variant && !session.keep_going) {
+        preparation.fatal = fmt::format("environment {} could not be prepared: {}", s.label, s.unavailable);
+        prepared.list.push_back(std::move(s));
+        break;
+      }
       if (variant)
         std::cerr << fmt::format("error: dlcbench explain: the variant {} ({}: {}) cannot run here, and the other "
                                  "environments are measured without it: {}\n",
@@ -527,7 +547,7 @@ bool prepare_environments(Session& session, PreparedEnvironments& prepared, Resu
     prepared.list.push_back(std::move(s));
   }
   session.save();
-  return any_unavailable;
+  return preparation;
 }
 
 // The fingerprints of every environment before anything is measured (again
@@ -563,6 +583,22 @@ std::optional<int> check_like_for_like(Session& session, std::vector<ScheduledEn
   return std::nullopt;
 }
 
+// Why the rounds stopped where they did, over every session so far.
+void record_added_rounds(Manifest& m, const Plan& plan, const ScheduleResult& outcome, int rounds) {
+  if (!outcome.decision) return;
+  const RoundDecision& d = *outcome.decision;
+  AddedRounds added;
+  added.added = std::max(0, rounds - plan.runs);
+  // A resumed session adds its own to the earlier sessions'.
+  added.disturbed_launches = outcome.disturbed_launches + (m.added_rounds ? m.added_rounds->disturbed_launches : 0);
+  added.stopped = stop_reason_text(d.stop);
+  added.precision = plan.precision;
+  if (plan.precision > 0 && !std::isnan(d.widest_half_width)) added.widest_half_width = d.widest_half_width;
+  added.widest = d.widest;
+  added.elapsed_seconds = outcome.elapsed_seconds + (m.added_rounds ? m.added_rounds->elapsed_seconds : 0);
+  m.added_rounds = added;
+}
+
 // How the first session went.
 void record_first_session(Session& session, const ScheduleResult& outcome) {
   const Plan& plan = session.plan;
@@ -572,17 +608,9 @@ void record_first_session(Session& session, const ScheduleResult& outcome) {
                                        : RunStatus::completed;
   m.rounds = outcome.rounds;
   m.round_orders = round_orders(plan.environments.size(), std::max(outcome.rounds, plan.runs), plan.seed);
+  record_added_rounds(m, plan, outcome, outcome.rounds);
   if (outcome.decision) {
     const RoundDecision& d = *outcome.decision;
-    AddedRounds added;
-    added.added = std::max(0, outcome.rounds - plan.runs);
-    added.disturbed_launches = outcome.disturbed_launches;
-    added.stopped = stop_reason_text(d.stop);
-    added.precision = plan.precision;
-    if (plan.precision > 0 && !std::isnan(d.widest_half_width)) added.widest_half_width = d.widest_half_width;
-    added.widest = d.widest;
-    added.elapsed_seconds = outcome.elapsed_seconds;
-    m.added_rounds = added;
     if (plan.precision > 0 && d.above_precision)
       std::cerr << fmt::format("warning: {} after {} rounds: {} of the comparisons' intervals are still wider than "
                                "--precision {:.1f}% (the widest: {}, {}); allow more rounds or time, or quiet the "
@@ -609,7 +637,7 @@ void record_resumed_session(Session& session, const ScheduleResult& outcome, con
   const Plan& plan = session.plan;
   Manifest& m = session.manifest;
   const auto content = read_results(results_file);
-  const int rounds = session.scheduled.runs;
+  const int rounds = std::max(session.rounds_reached, outcome.rounds);
   const ResumeState after =
       find_missing_launches(plan, round_orders(plan.environments.size(), rounds, plan.seed), content.records);
   m.launches = static_cast<std::size_t>(std::count_if(content.records.begin(), content.records.end(),
@@ -618,6 +646,7 @@ void record_resumed_session(Session& session, const ScheduleResult& outcome, con
                                                       }));
   m.failed_launches = after.failed.size();
   m.rounds = rounds;
+  record_added_rounds(m, plan, outcome, rounds);
   m.round_orders = round_orders(plan.environments.size(), std::max(rounds, plan.runs), plan.seed);
   m.status = outcome.interrupted   ? RunStatus::interrupted
              : after.failed.empty() ? RunStatus::completed
@@ -650,17 +679,38 @@ int report_run(const Session& session, const ScheduleResult& outcome, bool any_u
   return (any_unavailable || outcome.failed_launches) ? kExitFailure : kExitOk;
 }
 
+// An environment the user named could not be prepared: the run ends with
+// nothing (more) measured, its manifest saying why, and can be resumed once
+// the cause is fixed.
+int end_unprepared(Session& session, const std::string& why) {
+  if (session.resuming) {
+    session.this_resume().outcome = RunStatus::not_started;  // the earlier sessions' status stands
+  } else {
+    session.manifest.status = RunStatus::not_started;
+    session.manifest.ended_at = now_iso();
+  }
+  session.save();
+  std::cerr << fmt::format("error: {}. Nothing was measured. Fix that and `dlcbench run --resume {}`, leave it out "
+                           "of --envs, or give --keep-going to measure the others without it\n",
+                           why, session.dir.string());
+  return kExitFailure;
+}
+
 // Prepares the environments, checks like for like, measures and reports:
 // what every session of a run does once its manifest and results file exist.
 int measure(Session& session, ResultsWriter& results) {
   PreparedEnvironments prepared;
-  const bool any_unavailable = prepare_environments(session, prepared, results);
+  const Preparation preparation = prepare_environments(session, prepared, results);
+  const bool any_unavailable = preparation.any_unavailable;
+  if (!preparation.fatal.empty()) return end_unprepared(session, preparation.fatal);
 
   ScheduleOptions options;
   options.run_id = session.manifest.run_id;
   options.worker_env = session.worker_env;
   options.cancel = &g_interrupted;
   options.already_measured = session.already_measured;
+  options.rounds_reached = session.rounds_reached;
+  options.earlier_cells = session.earlier_cells;
   options.take_turns = session.take_turns;
   ProgressLine progress;
   options.log = [&](const std::string& line) { progress.log(line); };
@@ -734,6 +784,33 @@ std::vector<std::string> usable_backends(const RunOptions& o, const std::vector<
 }
 
 // `-- COMMAND ARGS...` and the options that say how to run and read it.
+// /data and /data/x, or /data and /data: the same place, or one inside the
+// other.
+bool mount_points_overlap(const std::string& a, const std::string& b) {
+  const std::string x = fs::path(a).lexically_normal().string(), y = fs::path(b).lexically_normal().string();
+  auto inside = [](const std::string& inner, const std::string& outer) {
+    return inner == outer || (inner.size() > outer.size() && inner.compare(0, outer.size(), outer) == 0 &&
+                              (outer.back() == '/' || inner[outer.size()] == '/'));
+  };
+  return inside(x, y) || inside(y, x);
+}
+
+// Where a container sees a host folder: not the root, and not in the file
+// systems the runtime mounts itself (Docker: "cannot be mounted because it
+// is located inside /proc").
+void check_mount_point(const std::string& option, const std::string& given, const std::string& container_path) {
+  const std::string path = fs::path(container_path).lexically_normal().string();
+  if (path.empty() || path.front() != '/' || path == "/")
+    throw UsageError(fmt::format("{} {}: containers would see the folder at '{}': give an absolute folder other "
+                                 "than /, e.g. /work",
+                                 option, given, container_path));
+  for (const char* kernel : {"/proc", "/sys", "/dev"})
+    if (mount_points_overlap(path, kernel))
+      throw UsageError(fmt::format("{} {}: {} is where the runtime mounts the kernel's {} file system, so no "
+                                   "folder can go there: give another place, e.g. /work",
+                                   option, given, path, kernel + 1));
+}
+
 CommandSpec command_spec(const RunOptions& o) {
   CommandSpec c;
   c.argv = o.command;
@@ -771,16 +848,25 @@ CommandSpec command_spec(const RunOptions& o) {
                                    "read-write, the command's working folder everywhere)",
                                    o.workdir, c.workdir));
     c.workdir = fs::absolute(c.workdir).string();
+    check_mount_point("--workdir", o.workdir, c.workdir_mount);
   }
   if (o.data_mount.empty() || o.data_mount.front() != '/')
     throw UsageError(fmt::format("--data-mount {}: give an absolute path inside the container, e.g. /data",
                                  o.data_mount));
   c.data_mount = o.data_mount;
+  if (o.data_given) check_mount_point("--data-mount", o.data_mount, c.data_mount);
+  // Docker refuses a second mount on the same path ("Duplicate mount
+  // point"), and one inside the other would be made in a read-only folder.
+  if (!c.workdir.empty() && o.data_given && mount_points_overlap(c.workdir_mount, c.data_mount))
+    throw UsageError(fmt::format("--workdir {}: containers would see it at {}, where --data is mounted ({}, "
+                                 "--data-mount): give the working folder another place (--workdir {}:/work) or "
+                                 "move the data (--data-mount /input)",
+                                 o.workdir, c.workdir_mount, c.data_mount, c.workdir));
   if (!o.metric.empty())
     c.metric = parse_metric(o.metric, o.metric_unit.empty() ? "s/iteration" : o.metric_unit, o.higher_is_better);
   else if (o.higher_is_better || !o.metric_unit.empty())
     throw UsageError("--metric-unit and --higher-is-better describe the figures --metric reads: give --metric too "
-                     "(without it the figure is each launch's wall time, in s/launch)");
+                     "(without it the figure is each launch's run time, in s/launch)");
   return c;
 }
 
@@ -865,6 +951,33 @@ std::vector<EnvironmentRequest> ablation_environments(const RunOptions& o, Plan&
   return requests;
 }
 
+// A command the host cannot start fails every host launch with "exited with
+// status 127": said now, before anything runs. (In a container the program
+// is the image's, which only a launch can tell.)
+void check_host_programs(const Plan& plan) {
+  const bool on_host = std::any_of(plan.environments.begin(), plan.environments.end(),
+                                   [](const EnvironmentRequest& e) { return e.name == "host"; });
+  if (!on_host) return;
+  for (const auto& c : plan.cases) {
+    if (!c.is_command() || c.command.argv.empty()) continue;
+    const std::string& program = c.command.argv.front();
+    if (program.find('{') != std::string::npos) continue;  // {workdir}/run.sh: a placeholder's folder
+    // A relative path starts from the working folder the probe enters.
+    std::string resolved = program;
+    if (program.find('/') != std::string::npos && program.front() != '/' && !c.command.workdir.empty())
+      resolved = (fs::path(c.command.workdir) / program).string();
+    if (find_program(resolved)) continue;
+    if (program.find('/') == std::string::npos)
+      throw UsageError(fmt::format("the command's program {} is not on this machine's PATH, so every launch on the "
+                                   "host would fail: install it, give its full path, or leave host out of --envs",
+                                   program));
+    throw UsageError(fmt::format("the command's program {} is not an executable file here, so every launch on the "
+                                 "host would fail: give the path of the program (a relative one starts from "
+                                 "--workdir), or leave host out of --envs",
+                                 program));
+  }
+}
+
 Plan make_plan(const RunOptions& o, const PlanRequest& request) {
   Plan plan;
   plan.cases = expand_cases(request);
@@ -918,6 +1031,7 @@ Plan make_plan(const RunOptions& o, const PlanRequest& request) {
                                      arg));
     }
   }
+  check_host_programs(plan);
   plan.case_timeout_seconds = o.case_timeout;
   plan.baseline = o.baseline;
   if (std::none_of(plan.environments.begin(), plan.environments.end(),
@@ -1000,18 +1114,66 @@ int run_on_slurm(const RunOptions& o, const Plan& plan, const std::vector<std::s
   return run_cluster(start, dir, run_id);
 }
 
+// What runs killed with SIGKILL left in $TMPDIR (their folders hold root
+// file systems, so they add up), said at the start of the next run; the
+// containers and image tags they may have left are doctor --clean's to find.
+void note_killed_runs_leftovers() {
+  std::map<std::string, std::size_t> left;
+  std::error_code error;
+  for (const auto& entry : fs::directory_iterator(fs::temp_directory_path(), error)) {
+    const std::string id = run_id_of_scratch_folder(entry.path().filename().string());
+    if (!id.empty() && run_liveness(id) == RunLiveness::ended) ++left[id];
+  }
+  if (left.empty()) return;
+  std::vector<std::string> runs;
+  for (const auto& [id, folders] : left) runs.push_back(fmt::format("{} ({})", id, counted(folders, "folder", "folders")));
+  std::cerr << fmt::format("note: runs killed before they could clean up left scratch folders in {}: {}; "
+                           "`dlcbench doctor --clean` removes them and whatever else they left\n",
+                           fs::temp_directory_path().string(), fmt::join(runs, ", "));
+}
+
+// Every environment of the plan checked as far as it can be before the run
+// starts (Environment::check: the program, the engine, image=, rootfs=, a
+// seccomp profile), so that a dry run passes only what the run would take.
+// One the user named that cannot run is bad input, unless --keep-going;
+// one found by discovery, or an explain variant, is left out with a note.
+void check_environments(const RunOptions& o, const Plan& plan) {
+  EnvironmentContext context{worker_program_beside(fs::read_symlink("/proc/self/exe")), "", false, false, {}};
+  context.gpu = std::any_of(plan.cases.begin(), plan.cases.end(), [](const CaseSpec& c) { return c.device == "gpu"; });
+  context.command_only = !plan.cases.empty() && only_commands(plan);
+  for (const auto& request : plan.environments) {
+    try {
+      make_environment(request, context)->check();
+    } catch (const EnvironmentUnavailable& e) {
+      const bool named = request.text == plan.baseline || !o.envs.empty() || o.calibrate || request.text == o.explain;
+      if (named && !o.keep_going)
+        throw UsageError(fmt::format("environment {} cannot run here: {}. Fix that, leave {} out{}, or give "
+                                     "--keep-going to measure the others without it",
+                                     request.text, e.what(), request.text,
+                                     o.envs.empty() ? "" : " of --envs"));
+      // The run's own preparation says it again, once, where it skips it.
+      if (o.dry_run)
+        std::cerr << fmt::format("note: environment {} cannot run here and will be skipped: {}\n", request.text,
+                                 e.what());
+    }
+  }
+}
+
 int run(const RunOptions& o, const std::vector<std::string>& command_line) {
   const PlanRequest request = plan_request(o);
   const Plan plan = make_plan(o, request);
   check_data(plan);
   check_blas(plan);
   warn_threads_beyond_cpus(plan, request.threads);
+  // A cluster run's nodes check their own machines.
+  if (!o.slurm.enabled) check_environments(o, plan);
   if (o.dry_run) {
     print_plan(plan);
     return kExitOk;
   }
 
   if (o.slurm.enabled) return run_on_slurm(o, plan, command_line);
+  note_killed_runs_leftovers();
 
   std::string run_id = o.run_id;
   const fs::path dir = o.run_folder.empty() ? create_run_folder(o.out, run_id, o.run_id)
@@ -1021,8 +1183,10 @@ int run(const RunOptions& o, const std::vector<std::string>& command_line) {
   Session session{plan, plan, dir, worker_environment(request.threads, o.pin_threads), {}, o.envs.empty(), o.keep_images, {}, {},
                   false};
   session.take_turns = o.take_turns;
+  session.keep_going = o.keep_going;
   session.cgroup_parent = o.cgroup_parent;
   const RunFolderLock lock(dir);  // a `--resume` of this folder waits for the run to end
+  const LiveRun live(run_id);     // what it makes is a live run's, never cleaned away (doctor --clean)
   session.manifest = new_manifest(session, run_id, command_line);
   if (!o.cluster_run.empty()) session.manifest.cluster = cluster_membership(o.cluster_run, o.cluster_node);
   session.save();
@@ -1042,7 +1206,8 @@ int run(const RunOptions& o, const std::vector<std::string>& command_line) {
 // one the manifest recorded, so the resumed launches measure what the
 // earlier ones did. Only these may be given with it.
 bool allowed_with_resume(const std::string& flag) {
-  return flag == "--resume" || flag == "--keep-images" || flag == "--help" || flag == "--take-turns" ||
+  return flag == "--resume" || flag == "--keep-images" || flag == "--keep-going" || flag == "--help" ||
+         flag == "--take-turns" ||
          flag == "--cgroup-parent";
 }
 
@@ -1076,14 +1241,17 @@ void check_round_orders(const fs::path& dir, const Manifest& manifest,
 
 // The session that measures what `state` found missing, as the earlier
 // sessions did: their worker settings, discovery and images.
-Session resume_session(const RunOptions& o, const Plan& plan, Manifest manifest, const ResumeState& state) {
+Session resume_session(const RunOptions& o, const Plan& plan, Manifest manifest, const ResumeState& state,
+                       const std::vector<nlohmann::json>& records, std::vector<CellRuns> earlier_cells) {
   Session session{plan, plan, o.resume, {}, std::move(manifest), true, o.keep_images, state.measured, {}, true};
   const Manifest& m = session.manifest;
-  // The rounds the earlier sessions reached, and no more: resuming adds none.
-  session.scheduled.runs = state.rounds;
-  session.scheduled.until_cv = 0;
-  session.scheduled.precision = 0;
-  session.scheduled.max_runs = 0;
+  // At least the rounds the earlier sessions reached; the stopping rule adds
+  // more as it would have in one session, from everything they measured,
+  // within what --max-time has left.
+  session.rounds_reached = state.rounds;
+  session.earlier_cells = earlier_cells;
+  if (plan.max_time_seconds > 0)
+    session.scheduled.max_time_seconds = std::max(1e-3, plan.max_time_seconds - earlier_measuring_seconds(records));
   // The settings every worker got in the earlier sessions, whatever this shell has now.
   for (const auto& [k, v] : m.worker_env) session.worker_env.emplace_back(k, v);
   // Environments found by discovery (no --envs) that cannot run are only noted.
@@ -1128,6 +1296,7 @@ int resume_run(const RunOptions& o) {
                                    dir.string(), file.filename().string()));
   const RunFolderLock lock(dir);
   Manifest manifest = manifest_to_resume(dir);
+  const LiveRun live(manifest.run_id);
   Plan plan;
   try {
     plan = plan_from_json(manifest.plan);
@@ -1141,7 +1310,10 @@ int resume_run(const RunOptions& o) {
   check_round_orders(dir, manifest, orders);
   ResumeState state = find_missing_launches(plan, orders, records);
   state.rounds = rounds;
-  if (state.missing.empty()) {
+  ScheduleOptions earlier;
+  earlier.rounds_reached = rounds;
+  earlier.earlier_cells = earlier_cell_runs(manifest, records);
+  if (state.missing.empty() && !resume_adds_round(plan, earlier, earlier_measuring_seconds(records))) {
     std::cerr << fmt::format("run {}: every launch of its {} was measured; nothing to resume\n", manifest.run_id,
                              counted(static_cast<std::size_t>(rounds), "round", "rounds"));
     if (manifest.status != RunStatus::completed) {
@@ -1163,8 +1335,9 @@ int resume_run(const RunOptions& o) {
   entry.failed_launches = state.failed.size();
   entry.rounds = rounds;
   manifest.resumed.push_back(entry);
-  Session session = resume_session(o, plan, std::move(manifest), state);
+  Session session = resume_session(o, plan, std::move(manifest), state, records, std::move(earlier.earlier_cells));
   session.take_turns = o.take_turns;
+  session.keep_going = o.keep_going;
   session.cgroup_parent = o.cgroup_parent;
   session.save();
 
@@ -1181,6 +1354,11 @@ int resume_run(const RunOptions& o) {
                            counted(state.missing.size() + state.measured.size(), "launch", "launches"),
                            state.cut_off.size(), state.failed.size(),
                            counted(static_cast<std::size_t>(rounds), "round", "rounds"), dir.string());
+  if (plan.max_runs > plan.runs)
+    std::cerr << fmt::format("  then rounds are added, up to --max-runs {}, as the first session would have: a "
+                             "replacement for each disturbed run{}\n",
+                             plan.max_runs,
+                             plan.precision > 0 || plan.until_cv > 0 ? ", and until the targets are met" : "");
   return measure(session, results);
 }
 
@@ -1296,6 +1474,9 @@ void add_control_options(CLI::App* cmd, RunOptions& o) {
       ->check(whole_number_in(1, kMaxRuns));
   cmd->add_flag("--keep-images", o.keep_images,
                 "Keep the worker images dlcbench imports into docker and podman (reused by later runs of this binary)");
+  cmd->add_flag("--keep-going", o.keep_going,
+                "Measure the other environments when one asked for cannot be prepared (the run then exits 1); "
+                "without it such a run ends before measuring anything");
   cmd->add_flag("--allow-mismatch", o.allow_mismatch,
                 "Measure and compare even when environments differ in ways nobody asked for (the report marks it)");
   cmd->add_flag("--dry-run", o.dry_run,

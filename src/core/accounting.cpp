@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -83,6 +84,25 @@ std::optional<MachineCpuTicks> parse_proc_stat(std::string_view text) {
   for (auto& x : v)
     if (!(in >> x)) return std::nullopt;
   return MachineCpuTicks{v[0] + v[1] + v[2] + v[5] + v[6], v[3] + v[4], v[7]};
+}
+
+std::optional<double> parse_cpu_stat_usage(std::string_view text) {
+  std::istringstream in{std::string(text)};
+  std::string key;
+  std::uint64_t value = 0;
+  while (in >> key >> value)
+    if (key == "usage_usec") return static_cast<double>(value) * 1e-6;
+  return std::nullopt;
+}
+
+std::optional<FineMachineCpu> read_fine_machine_cpu(const std::filesystem::path& cgroup_root) {
+  for (const auto& v2 : {cgroup_root / "cpu.stat", cgroup_root / "unified" / "cpu.stat"})
+    if (const auto usage = parse_cpu_stat_usage(read_small_file(v2))) return FineMachineCpu{*usage, v2.string()};
+  const auto v1 = cgroup_root / "cpuacct" / "cpuacct.usage";
+  const std::string text = read_small_file(v1);
+  std::uint64_t ns = 0;
+  if (!text.empty() && std::istringstream(text) >> ns) return FineMachineCpu{static_cast<double>(ns) * 1e-9, v1.string()};
+  return std::nullopt;
 }
 
 std::optional<PressureTotals> parse_pressure(std::string_view text) {
@@ -162,6 +182,7 @@ struct PhaseAccounting::Snapshot {
   std::map<std::string, ThreadTimes> run_wait;  // per thread id
   std::string run_wait_unavailable;
   std::optional<MachineCpuTicks> machine;
+  std::optional<FineMachineCpu> fine_machine;  // the root cgroup's usage, where readable
   std::map<std::string, PressureTotals> pressure;
   std::map<std::string, std::string> pressure_unavailable;
   std::optional<CgroupThrottling> throttling;
@@ -185,6 +206,7 @@ struct PhaseAccounting::Snapshot {
       s.run_wait_unavailable = "no /proc/self/task/*/schedstat here (a kernel without scheduler statistics, or a "
                                "sandbox that does not provide them)";
     s.machine = parse_proc_stat(read_small_file("/proc/stat"));
+    s.fine_machine = read_fine_machine_cpu();
     for (const char* kind : kPressureKinds) {
       const fs::path file = fs::path("/proc/pressure") / kind;
       if (auto p = parse_pressure(read_small_file(file))) s.pressure[kind] = *p;
@@ -516,11 +538,22 @@ nlohmann::json PhaseAccounting::record_between(const Snapshot& begin, const Snap
             "a sandbox such as gVisor shows its own; the machine is read from outside",
             busy, own_cpu);
     } else {
-      machine["busy_seconds"] = busy;
+      // The root cgroup's microseconds where they agree with the ticks (see
+      // orchestrator/outside_accounting.cpp): five fields truncated to a
+      // tick at both ends make the ticks' busy time off by up to five.
+      double fine_busy = -1;
+      if (begin.fine_machine && end.fine_machine && begin.fine_machine->source == end.fine_machine->source) {
+        const double fine = end.fine_machine->busy_seconds - begin.fine_machine->busy_seconds;
+        if (fine >= 0 && std::fabs(fine - busy) <= 5 * tick + 0.001 * (end.wall - begin.wall)) fine_busy = fine;
+      }
+      const double rounding = fine_busy >= 0 ? 0.0 : 2 * tick * std::sqrt(10.0 / 12.0);
+      machine["busy_seconds"] = fine_busy >= 0 ? fine_busy : busy;
+      machine["busy_source"] = fine_busy >= 0 ? end.fine_machine->source : std::string("/proc/stat (clock ticks)");
       machine["steal_seconds"] = static_cast<double>(end.machine->steal - begin.machine->steal) * tick;
-      // Everything else on the machine: its busy time less this process's CPU
-      // time (an estimate to a clock tick per CPU: /proc/stat counts in ticks).
-      machine["others_cpu_seconds"] = busy - own_cpu;
+      // Everything else on the machine: its busy time less this process's
+      // CPU time; below zero only by the readings' rounding, which is zero.
+      machine["others_cpu_seconds"] = std::max(0.0, machine["busy_seconds"].get<double>() - own_cpu);
+      machine["others_cpu_rounding_seconds"] = rounding;
       machine["tick_seconds"] = tick;
     }
   }

@@ -33,6 +33,20 @@ struct MachineCpuTicks {
 };
 std::optional<MachineCpuTicks> parse_proc_stat(std::string_view text);
 
+// The machine's busy CPU time from a source finer than /proc/stat's clock
+// ticks (10 ms): the root cgroup's usage, in microseconds (cgroup v2
+// cpu.stat usage_usec, mounted at /sys/fs/cgroup or, on a hybrid layout,
+// /sys/fs/cgroup/unified) or nanoseconds (v1 cpuacct.usage). Inside a
+// cgroup namespace that root is a container's, not the machine's: the
+// reader compares its change with /proc/stat's before trusting it.
+struct FineMachineCpu {
+  double busy_seconds = 0;
+  std::string source;  // the file read
+};
+std::optional<FineMachineCpu> read_fine_machine_cpu(const std::filesystem::path& cgroup_root = "/sys/fs/cgroup");
+// "usage_usec 123" among a cpu.stat file's lines, in seconds.
+std::optional<double> parse_cpu_stat_usage(std::string_view text);
+
 // A /proc/pressure/{cpu,memory,io} file: the totals of its "some" and
 // "full" lines, in microseconds ("full" is absent for cpu on older kernels).
 struct PressureTotals {

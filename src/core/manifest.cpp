@@ -18,12 +18,13 @@ using json_fields::optional_int_field;
 using json_fields::string_field;
 using json_fields::wrong_type;
 
-constexpr std::array<std::pair<RunStatus, const char*>, 5> kStatusTexts = {{
+constexpr std::array<std::pair<RunStatus, const char*>, 6> kStatusTexts = {{
     {RunStatus::running, "running"},
     {RunStatus::completed, "completed"},
     {RunStatus::completed_with_failures, "completed with failures"},
     {RunStatus::interrupted, "interrupted"},
     {RunStatus::not_comparable, "not comparable"},
+    {RunStatus::not_started, "not started"},
 }};
 
 RunStatus run_status_of(const std::string& text) {

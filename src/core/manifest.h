@@ -30,6 +30,7 @@ enum class RunStatus {
   completed_with_failures,
   interrupted,
   not_comparable,  // the preflight stopped it: nothing was measured
+  not_started,     // an environment named in --envs could not be prepared: nothing was measured
 };
 
 // As the manifest writes it: "completed with failures", "not comparable".

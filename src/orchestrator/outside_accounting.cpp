@@ -149,6 +149,7 @@ void OutsideAccounting::start() {
   Stopwatch clock;
   phase_clock_.restart();
   machine_begin_ = parse_proc_stat(read_small_file("/proc/stat"));
+  fine_begin_ = read_fine_machine_cpu();
   // The orchestrator's own CPU time: it reads the worker's lines and writes
   // results.jsonl while the phase runs.
   orchestrator_cpu_begin_ = process_cpu_seconds();
@@ -170,6 +171,7 @@ nlohmann::json OutsideAccounting::finish(std::optional<double> worker_cpu_inside
   }
   const double phase_seconds = phase_clock_.seconds();
   const auto machine_end = parse_proc_stat(read_small_file("/proc/stat"));
+  const auto fine_end = read_fine_machine_cpu();
   const double orchestrator_cpu = process_cpu_seconds() - orchestrator_cpu_begin_;
   auto all = read_processes();
   keep_names_read_at_start(all, begin_);
@@ -177,10 +179,14 @@ nlohmann::json OutsideAccounting::finish(std::optional<double> worker_cpu_inside
   const auto now = by_pid(all);
   std::map<std::string, double> by_name;
   double total = 0, worker = 0;
+  // Clock-tick readings taken away from the machine's busy time: utime and
+  // stime, each truncated to a tick, at one end or both.
+  int tick_readings = 0;
   for (pid_t pid : env) {
     const ProcessCpu& p = now.at(pid);
     if (worker_cpu_inside && runs_worker_code(p, now)) continue;  // counted inside
     const auto before = begin_.find(pid);
+    tick_readings += before == begin_.end() ? 2 : 4;
     // A process started during the phase used all its CPU time in it.
     double used = before == begin_.end() ? p.cpu_seconds : p.cpu_seconds - before->second.cpu_seconds;
     // The probe's command, ended and reaped by now: its CPU time is the probe's children's.
@@ -209,15 +215,40 @@ nlohmann::json OutsideAccounting::finish(std::optional<double> worker_cpu_inside
   const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
   if (machine_begin_ && machine_end && cpus > 0) {
     const double tick = out["tick_seconds"].get<double>();
-    const double busy = static_cast<double>(machine_end->busy - machine_begin_->busy) * tick;
+    const double busy_ticks = static_cast<double>(machine_end->busy - machine_begin_->busy) * tick;
+    // /proc/stat's busy line is five fields, each truncated to a tick, at
+    // both ends: on a phase of a few ms that alone reads as 100% of a CPU.
+    // The root cgroup's usage counts the same time in microseconds; where it
+    // disagrees with the ticks by more than they can be off, it is not the
+    // machine's (a cgroup namespace) and the ticks stand.
+    double busy = busy_ticks;
+    int busy_tick_readings = 10;
+    std::string source = "/proc/stat (clock ticks)";
+    if (fine_begin_ && fine_end && fine_end->source == fine_begin_->source) {
+      const double fine = fine_end->busy_seconds - fine_begin_->busy_seconds;
+      if (fine >= 0 && std::fabs(fine - busy_ticks) <= 5 * tick + 0.001 * phase_seconds * static_cast<double>(cpus)) {
+        busy = fine;
+        busy_tick_readings = 0;
+        source = fine_end->source;
+      }
+    }
+    // Truncation errors are uniform over a tick (variance tick^2 / 12 per
+    // reading): two standard deviations of their sum bound what the
+    // readings alone can make of nothing.
+    const double uncertainty = 2 * tick * std::sqrt(static_cast<double>(busy_tick_readings + tick_readings) / 12.0);
     out["machine"] = {{"phase_seconds", phase_seconds},
                       {"cpus", cpus},
                       {"busy_seconds", busy},
+                      {"busy_source", source},
                       {"steal_seconds", static_cast<double>(machine_end->steal - machine_begin_->steal) * tick},
+                      // One field, truncated at both ends: within a tick.
+                      {"steal_uncertainty_seconds", tick},
                       {"orchestrator_cpu_seconds", orchestrator_cpu},
-                      // Counted in ticks on both sides: it can come out a few
-                      // ticks below zero on a quiet machine.
-                      {"foreign_cpu_seconds", busy - total - orchestrator_cpu}};
+                      // What the readings' rounding alone can make of nothing:
+                      // the foreign time can come out that far below zero on
+                      // a quiet machine, or above it.
+                      {"foreign_cpu_seconds", busy - total - orchestrator_cpu},
+                      {"foreign_uncertainty_seconds", uncertainty}};
   } else {
     out["machine_unavailable"] = "/proc/stat has no cpu line here";
   }

@@ -85,6 +85,7 @@ class OutsideAccounting {
   double read_seconds_ = 0;
   bool started_ = false;
   std::optional<MachineCpuTicks> machine_begin_;
+  std::optional<FineMachineCpu> fine_begin_;  // the root cgroup's usage, where it can be read
   double orchestrator_cpu_begin_ = 0;
   Stopwatch phase_clock_;  // from the phase's start
 };

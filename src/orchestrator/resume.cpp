@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "analysis/analysis.h"
 #include "core/errors.h"
 
 namespace dlcbench {
@@ -26,6 +27,49 @@ bool launch_key_of(const nlohmann::json& r, LaunchKey& key) {
 }
 
 }  // namespace
+
+std::vector<CellRuns> earlier_cell_runs(const Manifest& manifest, const std::vector<nlohmann::json>& records) {
+  const Analysis earlier = analyze(read_plan_of_run(manifest), records);
+  std::vector<CellRuns> cells;
+  for (const auto& c : earlier.cases)
+    for (const auto& es : c.envs) {
+      CellRuns cell;
+      cell.case_id = c.case_id;
+      cell.env = es.env;
+      std::set<int> disturbed;
+      for (const auto& run : es.disturbed_runs) {
+        disturbed.insert(run.round);
+        cell.disturbed_values.push_back(run.value);
+        cell.disturbed_rounds.push_back(run.round);
+      }
+      // Where too few undisturbed runs kept the disturbed ones in the
+      // statistics, they are among run_values too: listed once, as disturbed.
+      for (std::size_t i = 0; i < es.run_values.size() && i < es.run_rounds.size(); ++i)
+        if (!disturbed.count(es.run_rounds[i])) {
+          cell.run_values.push_back(es.run_values[i]);
+          cell.rounds.push_back(es.run_rounds[i]);
+        }
+      cells.push_back(std::move(cell));
+    }
+  return cells;
+}
+
+double earlier_measuring_seconds(const std::vector<nlohmann::json>& records) {
+  double first = 0, last = 0;
+  // results.jsonl is the user's file: a field of the wrong type counts as absent.
+  auto number = [](const nlohmann::json& r, const char* key) {
+    const auto it = r.find(key);
+    return it != r.end() && it->is_number() ? it->get<double>() : 0.0;
+  };
+  for (const auto& r : records) {
+    const auto type = r.find("type");
+    if (type == r.end() || *type != "launch") continue;
+    const double started = number(r, "started_unix"), ended = number(r, "ended_unix");
+    if (started > 0 && (first == 0 || started < first)) first = started;
+    last = std::max(last, ended);
+  }
+  return first > 0 && last > first ? last - first : 0.0;
+}
 
 int recorded_rounds(const Plan& plan, const std::vector<nlohmann::json>& records) {
   if (plan.max_runs <= plan.runs) return plan.runs;

@@ -20,12 +20,13 @@
 
 #include "core/manifest.h"
 #include "orchestrator/plan.h"
+#include "orchestrator/stopping_rule.h"
 
 namespace dlcbench {
 
 struct ResumeState {
-  // Rounds the resumed run covers: the plan's --runs, or with --until-cv the
-  // rounds the earlier sessions reached (resuming adds no rounds).
+  // Rounds the earlier sessions reached: the plan's --runs, or more where
+  // they added rounds (the resumed session may add more, as they would).
   int rounds = 0;
   std::set<LaunchKey> measured;  // a successful launch record: not run again
   // In the order the uninterrupted run would have launched them: round by
@@ -43,6 +44,16 @@ ResumeState find_missing_launches(const Plan& plan, const std::vector<std::vecto
 // The rounds of the plan: recorded "round" records and launch records beyond
 // plan.runs count only for a plan that could add rounds, up to its --max-runs.
 int recorded_rounds(const Plan& plan, const std::vector<nlohmann::json>& records);
+
+// What the earlier sessions measured, per case x environment, as the
+// stopping rule reads it (orchestrator/stopping_rule.h): each undisturbed
+// run's value and round, and the disturbed ones set aside, from the same
+// analysis the report makes of the files.
+std::vector<CellRuns> earlier_cell_runs(const Manifest& manifest, const std::vector<nlohmann::json>& records);
+
+// Seconds the earlier sessions measured for, from their first launch's start
+// to their last one's end: what --max-time has left for a resumed session.
+double earlier_measuring_seconds(const std::vector<nlohmann::json>& records);
 
 // Why the manifest's run cannot be continued by this binary, or "" when it
 // can: the sha256 of the orchestrator that started it differs from

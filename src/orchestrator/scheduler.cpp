@@ -165,8 +165,8 @@ std::string where_command_ran(const Environment& environment) {
 }
 
 // A user's command under dlcbench-probe. Without a metric the launch is one
-// sample, its wall time from the orchestrator (what the user waits for:
-// start-up of the environment included); with one, each figure the metric
+// sample, the command's run from its start to its exit as the probe timed it
+// (the environment's start is the startup workload's); with one, each figure the metric
 // reads from the output is a sample, the first spec.warmup warm-up. A rate
 // (higher is better) is kept as its inverse, seconds per unit, so the
 // statistics read as for every other workload (above 1 is slower).
@@ -272,9 +272,19 @@ LaunchOutcome run_user_command(const Plan& plan, const CaseSpec& spec, Scheduled
       record["outside"] = outside.finish(command_cpu_inside(record));
       // Per iteration: those after the start-up (or, where the probe could
       // not tell it apart, every one, with the start-up spread over them).
-      if (metric) record["batches"] = std::max(1, iterations - iterations_at_startup.value_or(0));
+      if (metric) {
+        record["batches"] = std::max(1, iterations - iterations_at_startup.value_or(0));
+        // None for a tool that prints one figure at its end (sysbench): the
+        // phase after it is the tool's exit, not its work.
+        record["figures_in_phase"] = iterations - iterations_at_startup.value_or(0);
+      }
     }
     if (type == "command_exit") command_seconds = record.value("wall_seconds", nlohmann::json());
+    if (type == "output_lines") {
+      // The probe sends the first lines and the metric's; this is every line.
+      lines = std::max(lines, record.value("stdout", 0) + record.value("stderr", 0));
+      return;
+    }
     if (type == "libraries") {
       libraries_count = record["libraries"].value("count", 0);
       // The launch's fingerprint with what its processes loaded, as the
@@ -299,9 +309,16 @@ LaunchOutcome run_user_command(const Plan& plan, const CaseSpec& spec, Scheduled
   });
   const double wall = clock.seconds();
   if (!metric && out.result.ok()) {
-    results.append(tag({{"type", "sample"}, {"phase", "measured"}, {"iter", 0}, {"seconds", wall}}, env.label, round,
-                       spec));
-    out.measured.push_back(wall);
+    // The command's own run, from its start to its exit, as the probe timed
+    // it where it ran (hyperfine -N's figure): not the environment's start,
+    // which the startup workload measures, nor the probe's own reading
+    // before and after. The launch's whole wall time is in command_run.
+    const double seconds = command_seconds.is_number() && command_seconds.get<double>() > 0
+                               ? command_seconds.get<double>()
+                               : wall;
+    results.append(tag({{"type", "sample"}, {"phase", "measured"}, {"iter", 0}, {"seconds", seconds}}, env.label,
+                       round, spec));
+    out.measured.push_back(seconds);
   }
   if (metric && out.result.ok() && out.measured.empty()) {
     std::string shown;
@@ -376,25 +393,56 @@ std::string added_round_words(const Plan& plan, const RoundDecision& d, int roun
   return fmt::format("adding round {} (at most {}): {}", round, plan.max_runs, fmt::join(why, "; "));
 }
 
+// What the stopping rule reads, per case and environment (label, live),
+// with what earlier sessions of the run measured.
+std::vector<std::vector<CellRuns>> schedule_cells(const Plan& plan,
+                                                  const std::vector<std::pair<std::string, bool>>& environments,
+                                                  const std::vector<CellRuns>& earlier_cells) {
+  std::vector<std::vector<CellRuns>> cells(plan.cases.size());
+  for (std::size_t c = 0; c < plan.cases.size(); ++c)
+    for (const auto& [label, live] : environments)
+      cells[c].push_back({plan.cases[c].id(), label, label == plan.baseline, live, {}, {}, {}, {}});
+  for (const CellRuns& earlier : earlier_cells)
+    for (auto& per_case : cells)
+      for (CellRuns& cell : per_case)
+        if (cell.case_id == earlier.case_id && cell.env == earlier.env) {
+          cell.run_values = earlier.run_values;
+          cell.rounds = earlier.rounds;
+          cell.disturbed_values = earlier.disturbed_values;
+          cell.disturbed_rounds = earlier.disturbed_rounds;
+        }
+  return cells;
+}
+
 }  // namespace
+
+bool resume_adds_round(const Plan& plan, const ScheduleOptions& options, double earlier_seconds) {
+  if (plan.max_runs <= plan.runs || options.rounds_reached >= plan.max_runs) return false;
+  std::vector<std::pair<std::string, bool>> labels;
+  for (const auto& env : plan.environments) labels.emplace_back(env.text, true);
+  const StoppingRule rule{plan.runs, plan.max_runs, plan.until_cv, plan.precision, plan.max_time_seconds};
+  const int rounds = std::max(plan.runs, options.rounds_reached);
+  return decide_after_round(rule, rounds, earlier_seconds, earlier_seconds / std::max(1, rounds),
+                            schedule_cells(plan, labels, options.earlier_cells))
+      .add_round;
+}
 
 ScheduleResult run_schedule(const Plan& plan, std::vector<ScheduledEnvironment>& environments,
                             ResultsWriter& results, const ScheduleOptions& options) {
   ScheduleResult outcome;
   const bool adaptive = plan.max_runs > plan.runs;
-  const int most_rounds = adaptive ? plan.max_runs : plan.runs;
+  int rounds = std::max(plan.runs, options.rounds_reached);
+  const int most_rounds = std::max(adaptive ? plan.max_runs : plan.runs, rounds);
   const auto orders = round_orders(environments.size(), most_rounds, plan.seed);
   const int per_round = static_cast<int>(plan.cases.size() * environments.size());
-  int rounds = plan.runs;
   // Measured by an earlier session of this run (--resume), per round.
   std::map<int, int> measured_in_round;
   for (const auto& key : options.already_measured) ++measured_in_round[key.round];
   int total = rounds * per_round - static_cast<int>(options.already_measured.size());
   // What the stopping rule reads, per case and environment.
-  std::vector<std::vector<CellRuns>> cells(plan.cases.size());
-  for (std::size_t c = 0; c < plan.cases.size(); ++c)
-    for (const auto& env : environments)
-      cells[c].push_back({plan.cases[c].id(), env.label, env.label == plan.baseline, env.unavailable.empty(), {}, {}, {}, {}});
+  std::vector<std::pair<std::string, bool>> labels;
+  for (const auto& env : environments) labels.emplace_back(env.label, env.unavailable.empty());
+  std::vector<std::vector<CellRuns>> cells = schedule_cells(plan, labels, options.earlier_cells);
   const StoppingRule rule{plan.runs, plan.max_runs, plan.until_cv, plan.precision, plan.max_time_seconds};
   // The current half-width of an environment's comparison in a case.
   auto half_width_of = [&](std::size_t case_index, std::size_t env_index) {

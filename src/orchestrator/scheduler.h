@@ -47,6 +47,13 @@ struct ScheduleOptions {
   // `run --resume`: launches an earlier session measured; they are skipped
   // (a round they fill entirely is not announced again).
   std::set<LaunchKey> already_measured;
+  // `run --resume`: the rounds the earlier sessions reached (measured at
+  // least that far, more if the stopping rule adds some), and what they
+  // measured per case x environment (case_id and env set), so that the rule
+  // replaces a disturbed run, or meets --precision, as an uninterrupted run
+  // would have.
+  int rounds_reached = 0;
+  std::vector<CellRuns> earlier_cells;
   // --take-turns: each launch holds the machine's turn (core/machine_turn.h),
   // so launches of other runs that take turns on this machine never overlap
   // with it.
@@ -68,6 +75,11 @@ struct ScheduleResult {
   double final_cv = 0;
   bool cv_target_missed = false;
 };
+
+// `run --resume` of a run whose every launch was measured (killed between
+// a round's last launch and the next): whether the stopping rule, from what
+// the earlier sessions measured in `earlier_seconds`, adds a round.
+bool resume_adds_round(const Plan& plan, const ScheduleOptions& options, double earlier_seconds);
 
 ScheduleResult run_schedule(const Plan& plan, std::vector<ScheduledEnvironment>& environments,
                             ResultsWriter& results, const ScheduleOptions& options);

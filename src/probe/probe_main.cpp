@@ -7,7 +7,9 @@
 //                thread variables), GPUs visible
 //   phase        the command is about to start
 //   output       one line the command wrote, with its stream and the time
-//                since the start
+//                since the start: the first lines of each stream, then
+//                only those --metric matches
+//   output_lines how many lines each stream had
 //   error        the command could not be started (not found, not executable)
 //   libraries    the shared libraries the command's processes mapped, read
 //                from /proc/PID/maps while they ran, with build ids
@@ -15,7 +17,10 @@
 //                record); with --metric, first its start-up ("phase":
 //                "startup", up to the line that ends the last warm-up
 //                iteration), then its iterations from there
-//   command_exit its wall time and how it ended
+//   leftovers    processes the command left running when it exited (a
+//                background job, a daemon, a double fork): ended then, with
+//                SIGTERM and after a grace period SIGKILL, and named here
+//   command_exit its wall time (to its own exit) and how it ended
 // It exits with the command's status (128 + signal for a signal).
 #include <fcntl.h>
 #include <poll.h>
@@ -23,6 +28,7 @@
 #include <signal.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -32,6 +38,7 @@
 #include <filesystem>
 #include <iostream>
 #include <map>
+#include <set>
 #include <optional>
 #include <string>
 #include <vector>
@@ -53,6 +60,11 @@ namespace dlcbench {
 namespace {
 
 constexpr std::size_t kLongestLine = 4096;  // longer output lines are cut there
+// Lines of each stream sent as "output" records whatever they hold (the
+// orchestrator keeps as many, for messages); after them only the lines
+// --metric matches: a command that prints millions is not slowed by a JSON
+// record and a parse for each.
+constexpr std::size_t kLinesSentOfEachStream = 10;
 
 void emit(const json& record) { std::cout << record.dump(-1, ' ', false, json::error_handler_t::replace) << '\n' << std::flush; }
 
@@ -247,13 +259,19 @@ class CommandRun {
     }
 
     read_until_exit(out_pipe[0], err_pipe[0], since_start);
-    const double wall = since_start.seconds();
+    // The command's own run, to its exit: not the time it took to end what it left.
+    const double wall = exit_seconds_ >= 0 ? exit_seconds_ : since_start.seconds();
+    if (!leftovers_.is_null()) emit(leftovers_);
     json record = accounting.finish(1);
     add_threads(record, times_at_split_, marked_ ? times_at_mark_ : thread_times_);
-    // To its end: the orchestrator's reading from outside counts that far.
+    std::map<std::string, LoadedLibrary> libraries;
+    for (const auto& path : library_paths_) libraries[path] = describe_library(path);
+    // To its end, the libraries' reading included: the orchestrator's
+    // reading from outside counts that far.
     record["probe_cpu_seconds"] = process_cpu_seconds() - (split_done_ ? probe_cpu_at_split_ : probe_cpu_at_start_);
     record["process_tree"] = {{"processes_seen", processes_seen_.size()}, {"samples", samples_}};
-    emit({{"type", "libraries"}, {"libraries", libraries_json(libraries_)}, {"samples", samples_}});
+    emit({{"type", "output_lines"}, {"stdout", stdout_lines_}, {"stderr", stderr_lines_}});
+    emit({{"type", "libraries"}, {"libraries", libraries_json(libraries)}, {"samples", samples_}});
     emit(record);
     json exit_record = {{"type", "command_exit"}, {"wall_seconds", wall}, {"exit_code", nullptr}, {"signal", nullptr}};
     int code = 0;
@@ -273,14 +291,19 @@ class CommandRun {
     std::map<int, std::string> pending = {{out_fd, ""}, {err_fd, ""}};
     bool child_done = false;
     double drained_since = -1;
+    // Readable when the command exits, though what it left running keeps
+    // its pipes open (Linux 5.3 and later; else the pipes and the schedule
+    // find the exit).
+    int exit_fd = static_cast<int>(syscall(SYS_pidfd_open, g_child, 0));
     while (!pending.empty()) {
       std::vector<pollfd> fds;
       for (const auto& [fd, text] : pending) fds.push_back({fd, POLLIN, 0});
+      if (exit_fd >= 0) fds.push_back({exit_fd, POLLIN, 0});
       const double now = since_start.seconds();
       int wait_ms = child_done ? 50 : std::max(0, static_cast<int>((sample_at - now) * 1000));
       poll(fds.data(), fds.size(), wait_ms);
       for (const auto& p : fds) {
-        if (!(p.revents & (POLLIN | POLLHUP | POLLERR))) continue;
+        if (p.fd == exit_fd || !(p.revents & (POLLIN | POLLHUP | POLLERR))) continue;
         char buffer[65536];
         const ssize_t n = read(p.fd, buffer, sizeof buffer);
         if (n <= 0) {
@@ -298,11 +321,18 @@ class CommandRun {
         sample_at = since_start.seconds() + (next_sample + 1 < std::size(kSchedule) ? kSchedule[++next_sample] : 0.25);
       }
       reap();
-      if (!child_done && exited_) child_done = true, drained_since = since_start.seconds();
-      // Descendants that outlive the command and keep its pipes open: give
-      // them a moment, then stop reading.
+      if (!child_done && exited_) {
+        child_done = true;
+        exit_seconds_ = since_start.seconds();
+        if (exit_fd >= 0) close(exit_fd), exit_fd = -1;
+        end_leftovers();
+        drained_since = since_start.seconds();
+      }
+      // Ended, what it left holds its pipes no longer; a process that
+      // escaped the tree might: give it a moment, then stop reading.
       if (child_done && since_start.seconds() - drained_since > 2.0) break;
     }
+    if (exit_fd >= 0) close(exit_fd);
     for (const auto& [fd, text] : pending) close(fd);
     while (!exited_) {
       int status = 0;
@@ -311,6 +341,43 @@ class CommandRun {
       if (pid == g_child) exited_ = true, status_ = status;
     }
     reap();
+  }
+
+  // What the command left running when it exited is part of it, never of
+  // the next launch: a benchmark's launches stay independent, and nothing
+  // outlives the run. The probe is their subreaper, so orphans (a double
+  // fork, setsid) are its children too.
+  void end_leftovers() {
+    auto left = process_tree(getpid());
+    left.erase(left.begin());  // the probe
+    if (left.empty()) return;
+    json processes = json::array();
+    for (pid_t pid : left) {
+      std::string name = read_small_file(fs::path("/proc") / std::to_string(pid) / "comm");
+      while (!name.empty() && name.back() == '\n') name.pop_back();
+      processes.push_back({{"pid", pid}, {"name", name}});
+      kill(pid, SIGTERM);
+    }
+    std::string signal_used = "SIGTERM";
+    Stopwatch grace;
+    for (;;) {
+      reap();
+      auto still = process_tree(getpid());
+      if (still.size() <= 1) break;
+      if (grace.seconds() > 1.0) {
+        signal_used = "SIGKILL";
+        for (std::size_t i = 1; i < still.size(); ++i) kill(still[i], SIGKILL);
+        // Reaped below, and by the loop's reap().
+        for (int tries = 0; tries < 200 && process_tree(getpid()).size() > 1; ++tries) {
+          reap();
+          usleep(5000);
+        }
+        break;
+      }
+      usleep(2000);
+    }
+    reap();
+    leftovers_ = {{"type", "leftovers"}, {"processes", processes}, {"ended_with", signal_used}};
   }
 
   void reap() {
@@ -338,9 +405,13 @@ class CommandRun {
   void output(std::string line, bool is_stderr, const Stopwatch& since_start) {
     if (!line.empty() && line.back() == '\r') line.pop_back();
     if (line.size() > kLongestLine) line.resize(kLongestLine);
-    emit({{"type", "output"}, {"stream", is_stderr ? "stderr" : "stdout"}, {"t", since_start.seconds()}, {"text", line}});
+    std::size_t& count = is_stderr ? stderr_lines_ : stdout_lines_;
+    ++count;
+    const MetricReading reading = metric_ ? metric_->reading(line) : MetricReading{};
+    if (count <= kLinesSentOfEachStream || reading.matched)
+      emit({{"type", "output"}, {"stream", is_stderr ? "stderr" : "stdout"}, {"t", since_start.seconds()}, {"text", line}});
     if (!metric_) return;
-    const auto value = metric_->read(line);
+    const auto& value = reading.value;
     if (!value || !(*value > 0)) return;  // refused as the orchestrator refuses it (scheduler.cpp)
     if (++iterations_ < std::max(1, options_.warmup)) return;
     if (split_done_) {
@@ -381,10 +452,12 @@ class CommandRun {
     tree_ = process_tree(getpid());
     tree_.erase(tree_.begin());
     const auto& tree = tree_;
+    // Only the paths while the command runs: reading each library's build
+    // id opens and parses the file, which waits until it has exited.
     for (pid_t pid : tree) {
       processes_seen_.insert(pid);
       for (const auto& path : mapped_libraries(read_small_file(fs::path("/proc") / std::to_string(pid) / "maps")))
-        if (!libraries_.count(path)) libraries_[path] = describe_library(path);
+        library_paths_.insert(path);
     }
     for (const auto& [thread, times] : thread_times(tree)) thread_times_[thread] = times;
   }
@@ -399,12 +472,15 @@ class CommandRun {
   bool marked_ = false;
   double probe_cpu_at_start_ = 0, probe_cpu_at_split_ = 0;
   std::vector<pid_t> tree_;  // the command's processes at the last sample
-  std::map<std::string, LoadedLibrary> libraries_;
+  std::set<std::string> library_paths_;  // mapped by the command's processes, described after it exited
+  std::size_t stdout_lines_ = 0, stderr_lines_ = 0;
   std::map<std::string, ThreadTimes> thread_times_;  // the last reading per thread
   std::set<pid_t> processes_seen_;
   int samples_ = 0;
   bool exited_ = false;
   int status_ = 0;
+  double exit_seconds_ = -1;  // when the command exited, from its start
+  json leftovers_;            // what it left running, ended (null: nothing)
 };
 
 }  // namespace

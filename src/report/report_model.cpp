@@ -131,8 +131,9 @@ std::string summary_caption(CaseKind kind) {
              "against the baseline (Hodges-Lehmann over rounds, the mean's change beside it): + is slower, a lower "
              "rate or a longer latency.";
     case CaseKind::command:
-      return "Your commands, run as given in every environment under dlcbench-probe: each launch's wall time "
-             "(start-up of the environment included), or the mean of the iterations --metric read from its output "
+      return "Your commands, run as given in every environment under dlcbench-probe: each launch's run time "
+             "from the command's start to its exit (the environment's start is the startup workload's figure), or "
+             "the mean of the iterations --metric read from its output "
              "(the first --warmup of each launch apart). Overhead as for training: Hodges-Lehmann over rounds, the "
              "mean's change beside it; + is slower (a lower rate).";
     case CaseKind::startup:
@@ -151,7 +152,7 @@ std::string summary_caption(CaseKind kind) {
 std::string run_value_words(const CaseAnalysis& c) {
   if (c.command)
     return c.spec.command.metric.source == MetricSpec::Source::wall_time
-               ? std::string("wall time of the launch")
+               ? std::string("command's run time, start to exit")
                : fmt::format("{} of its measured iterations", c.run_statistic);
   if (c.startup) return fmt::format("{} of its measured starts", c.run_statistic);
   if (!c.micro) return fmt::format("{} of its measured batches", c.run_statistic);
@@ -304,6 +305,9 @@ std::string status_warning(const Manifest& manifest) {
     case RunStatus::not_comparable:
       return "NOT COMPARABLE: the environments would not run like for like, so nothing was measured (the "
              "differences the preflight found are listed below).";
+    case RunStatus::not_started:
+      return "NOT STARTED: an environment named in --envs could not be prepared, so nothing was measured (its "
+             "reason is under Environments; fix it and resume the run, or give --keep-going).";
     case RunStatus::unknown:
       return "The manifest records no status.";
     case RunStatus::completed:

@@ -57,7 +57,8 @@ class CharliecloudEnvironment : public Environment {
 
   std::string name() const override { return "charliecloud"; }
 
-  void prepare() override {
+  void check() override {
+    if (checked_) return;
     const auto program = find_program("ch-run");
     if (!program)
       throw EnvironmentUnavailable(fmt::format(
@@ -72,22 +73,12 @@ class CharliecloudEnvironment : public Environment {
       adjustments_.push_back(fmt::format("USER={} set for ch-run, which refuses to start without $USER", setup_.user));
     }
     version_ = read_version();
-
-    scratch_.emplace(scratch_prefix());
-    setup_.tmp = scratch_->path() / "tmp";
-    fs::create_directories(setup_.tmp);
     if (context_.command_only) {
       if (options_.rootfs.empty())
         throw EnvironmentUnavailable(
             "charliecloud runs a command in the image folder you give: charliecloud:image_dir=DIR (a Charliecloud "
             "directory image, e.g. from ch-convert, or the folder `docker export` of your image was unpacked into)");
       setup_.image = command_rootfs("charliecloud", options_.rootfs, "image_dir");
-      // The probe runs from the container's /tmp, which is this run's
-      // folder: ch-run binds only folders, so the probe cannot be bound on
-      // its own. A copy, not a hard link: the folder is writable in the
-      // container, and a link would let the command write the build's probe.
-      fs::copy_file(probe_program_beside(context_.worker_exe),
-                    setup_.tmp / fs::path(kContainerProbePath).filename());
     } else if (!options_.rootfs.empty()) {
       setup_.image = fs::absolute(options_.rootfs);
       const char* needed = context_.noop_only ? kImageNoopPath : kImageWorkerPath;
@@ -95,17 +86,38 @@ class CharliecloudEnvironment : public Environment {
         throw EnvironmentUnavailable(fmt::format("charliecloud:image_dir={} holds no {}: point image_dir= at an image "
                                                  "folder with dlcbench installed there, or leave it out",
                                                  options_.rootfs, needed));
-    } else {
+    }
+    if (!setup_.image.empty()) check_image_binds();
+    checked_ = true;
+  }
+
+  void prepare() override {
+    check();
+    scratch_.emplace(scratch_prefix());
+    setup_.tmp = scratch_->path() / "tmp";
+    fs::create_directories(setup_.tmp);
+    if (context_.command_only) {
+      // The probe runs from the container's /tmp, which is this run's
+      // folder: ch-run binds only folders, so the probe cannot be bound on
+      // its own. A copy, not a hard link: the folder is writable in the
+      // container, and a link would let the command write the build's probe.
+      fs::copy_file(probe_program_beside(context_.worker_exe),
+                    setup_.tmp / fs::path(kContainerProbePath).filename());
+    } else if (options_.rootfs.empty()) {
       setup_.image = scratch_->path() / "image";
       write_charliecloud_image(image_content_for(context_.worker_exe, context_.noop_only, context_.image_extras),
                                setup_.image);
+      check_image_binds();
     }
+    check_starts();
+  }
+
+  void check_image_binds() const {
     if (const auto lacks = charliecloud_image_lacks(setup_.image); !lacks.empty())
       throw EnvironmentUnavailable(fmt::format(
           "the image folder {} lacks /{}, which ch-run binds onto: create them in it (empty files and folders do; "
           "ch-run writes its own /etc/passwd and /etc/group over them)",
           setup_.image.string(), fmt::join(lacks, ", /")));
-    check_starts();
   }
 
   LaunchCommand command(const WorkerLaunch& launch, const std::string&) const override {
@@ -182,6 +194,7 @@ class CharliecloudEnvironment : public Environment {
 
   EnvironmentContext context_;
   ContainerOptions options_;
+  bool checked_ = false;  // check() passed, and is not done twice
   ChRunSetup setup_;
   std::string version_;
   std::optional<ScratchDir> scratch_;

@@ -22,7 +22,9 @@ class ChrootEnvironment : public Environment {
 
   std::string name() const override { return "chroot"; }
 
-  void prepare() override {
+  // Nothing to build: preparing is checking.
+  void prepare() override { check(); }
+  void check() override {
     if (!context_.command_only)
       throw EnvironmentUnavailable(
           "chroot runs only a user's command (`dlcbench run --envs host,chroot:rootfs=DIR -- COMMAND`): leave it out "

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <regex>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -58,6 +59,22 @@ std::string one_of(const std::string& env, const std::string& key, const std::st
   if (std::find(valid.begin(), valid.end(), value) == valid.end())
     bad_value(env, key, value, fmt::format("use one of {}", fmt::join(valid, ", ")));
   return value;
+}
+
+// Docker's reference grammar (distribution/reference), which Podman shares:
+// anything else is refused by the engine at the first launch, and a value
+// such as ";rm -rf X" is no name at all.
+bool is_image_reference(const std::string& text) {
+  static const std::string domain_part = R"((?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9]))";
+  static const std::string domain = domain_part + R"((?:\.)" + domain_part + R"()*(?::[0-9]+)?)";
+  static const std::string path_part = R"([a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*)";
+  static const std::string tag = R"(:[A-Za-z0-9_][A-Za-z0-9_.-]{0,127})";
+  static const std::string digest = R"(@[A-Za-z][A-Za-z0-9]*(?:[-_+.][A-Za-z][A-Za-z0-9]*)*:[0-9a-fA-F]{32,})";
+  static const std::regex reference("(?:" + domain + "/)?" + path_part + "(?:/" + path_part + ")*(?:" + tag +
+                                    ")?(?:" + digest + ")?");
+  static const std::regex image_id(R"((?:sha256:)?[0-9a-f]{64})");
+  // Docker's limit is 255 for the name; the cap also bounds the matcher's work.
+  return text.size() <= 512 && (std::regex_match(text, reference) || std::regex_match(text, image_id));
 }
 
 }  // namespace
@@ -176,6 +193,10 @@ ContainerOptions parse_container_options(const std::string& env, const std::map<
     }
     if (value.empty()) bad_value(env, key, value, "give a value after '='");
     if (key == "image") {
+      if (!is_image_reference(value))
+        bad_value(env, key, value,
+                  "give an image the engine knows by name, NAME[:TAG][@DIGEST] with a lower-case NAME (debian:12, "
+                  "localhost/team/img:v2, registry.example:5000/img), or an image ID");
       o.image = value;
     } else if (key == "rootfs" || key == "image_dir") {
       // charliecloud's image_dir= is its rootfs=, in Charliecloud's words.

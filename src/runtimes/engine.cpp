@@ -16,6 +16,7 @@
 #include "runtimes/container_options.h"
 #include "runtimes/gpu_access.h"
 #include "runtimes/image_builder.h"
+#include "runtimes/seccomp_profile.h"
 #include "core/scratch_dir.h"
 
 namespace fs = std::filesystem;
@@ -83,7 +84,8 @@ class EngineEnvironment : public Environment {
 
   std::string name() const override { return flavour_.name; }
 
-  void prepare() override {
+  void check() override {
+    if (checked_) return;
     auto program = find_program(flavour_.name);
     if (!program) throw EnvironmentUnavailable(flavour_.install_hint);
     program_ = *program;
@@ -96,18 +98,23 @@ class EngineEnvironment : public Environment {
                                                first_line(version.result.stderr_tail), flavour_.unreachable_hint));
     version_ = first_line(version.out);
     if (flavour_.name == "docker") check_docker_runtime();
-    if (image_.empty() && context_.command_only) {
+    if (image_.empty() && context_.command_only)
       throw EnvironmentUnavailable(fmt::format(
           "a command runs in the image you give: {}:image=NAME (dlcbench's own image holds only dlcbench)",
           flavour_.name));
-    } else if (image_.empty()) {
+    if (!image_.empty() && !image_exists(image_))
+      throw EnvironmentUnavailable(fmt::format(
+          "image {} is not in the local {} image store: load or build it first ({} pull, load or import), or "
+          "leave out image= to let dlcbench build one from its own binary",
+          image_, flavour_.display, flavour_.name));
+    checked_ = true;
+  }
+
+  void prepare() override {
+    check();
+    if (image_.empty()) {
       image_ = ensure_image();
       image_built_ = true;
-    } else if (!image_exists(image_)) {
-      throw EnvironmentUnavailable(fmt::format(
-          "image {} is not in the local {} image store: load or build it first, or leave out image= to let "
-          "dlcbench build one from its own binary",
-          image_, flavour_.display));
     }
     if (options_.runtime == "runsc" && image_built_ &&
         (context_.noop_only || fs::exists(noop_program_beside(context_.worker_exe))))
@@ -209,6 +216,24 @@ class EngineEnvironment : public Environment {
     // The image's tar, if a session was killed while it built it.
     const auto folders = remove_scratch_dirs_left(image_scratch_prefix());
     removed.insert(removed.end(), folders.begin(), folders.end());
+    return removed;
+  }
+
+  std::vector<std::string> remove_ended_run() override {
+    std::vector<std::string> removed = remove_leftovers();
+    // Its own tag of the worker image (the content's shared tag stays, as
+    // for a run with --keep-images: another run may launch from it).
+    const std::string local = flavour_.name == "podman" ? "localhost/" : "";
+    for (const char* repository : {"dlcbench-worker", "dlcbench-noop"}) {
+      auto listed = capture_output(
+          global({"images", "--filter", fmt::format("reference={}{}:*-{}", local, repository, context_.run_id),
+                  "--format", "{{.Repository}}:{{.Tag}}"}),
+          60);
+      if (!listed.result.ok()) continue;
+      std::stringstream tags(listed.out);
+      for (std::string tag; std::getline(tags, tag);)
+        if (!tag.empty() && capture_output(global({"rmi", tag}), 120).result.ok()) removed.push_back(tag);
+    }
     return removed;
   }
 
@@ -315,6 +340,12 @@ class EngineEnvironment : public Environment {
       if (profile != "unconfined") {
         if (!fs::is_regular_file(profile))
           throw EnvironmentUnavailable(fmt::format("{}:seccomp={}: no such profile file", flavour_.name, profile));
+        // The engine reads it only at the first launch, and refuses every one.
+        try {
+          load_engine_seccomp_profile(profile, {});
+        } catch (const DataError& e) {
+          throw EnvironmentUnavailable(fmt::format("{}:seccomp={}: {}", flavour_.name, profile, e.what()));
+        }
         profile = fs::absolute(profile).string();
       }
       run_flags_.insert(run_flags_.end(), {"--security-opt", "seccomp=" + profile});
@@ -516,6 +547,7 @@ class EngineEnvironment : public Environment {
   EnvironmentContext context_;
   ContainerOptions options_;
   std::string program_;
+  bool checked_ = false;  // check() passed: its flags are set, and it is not done twice
   std::vector<std::string> global_flags_;
   std::vector<std::string> run_flags_;
   std::vector<std::string> adjustments_;

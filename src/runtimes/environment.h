@@ -162,6 +162,12 @@ class Environment {
   // (an image, a root file system). Throws EnvironmentUnavailable with a
   // message that says how to fix it.
   virtual void prepare() = 0;
+  // What prepare() would refuse that is known without building, starting or
+  // changing anything: the program, the engine, an image named with image=,
+  // a root file system, a seccomp profile. `run --dry-run` and every run
+  // call it before the run starts; prepare() checks the same. Throws
+  // EnvironmentUnavailable with the fix.
+  virtual void check() {}
   // `instance` names this launch uniquely (the container name).
   virtual LaunchCommand command(const WorkerLaunch& launch, const std::string& instance) const = 0;
   // Removes what a failed or stopped launch may have left (a container that
@@ -174,6 +180,10 @@ class Environment {
   // containers of a session killed with SIGKILL. Returns their names or
   // paths. `run --resume` calls it after prepare(), every run before finish().
   virtual std::vector<std::string> remove_leftovers() { return {}; }
+  // What a run that no longer goes on left behind (`doctor --clean`, with
+  // the context's run id set to it), called after check() alone: what
+  // remove_leftovers() finds and, for the engines, the run's own image tag.
+  virtual std::vector<std::string> remove_ended_run() { return remove_leftovers(); }
   // Runtime version, image, command template: recorded in the manifest.
   virtual nlohmann::json describe() const = 0;
 };

@@ -20,11 +20,14 @@ class HostEnvironment : public Environment {
   std::string name() const override { return "host"; }
   // A private TMPDIR for the worker (hpcc writes its input and output
   // there): removed with the run even when a worker is killed.
-  void prepare() override {
+  void check() override {
     if (!context_.noop_only && !context_.command_only && !fs::exists(context_.worker_exe))
       throw EnvironmentUnavailable(fmt::format("{} is missing: it is built with dlcbench (target dlcbench-worker); "
                                                "rebuild with scripts/build.sh",
                                                context_.worker_exe.string()));
+  }
+  void prepare() override {
+    check();
     scratch_.emplace(scratch_prefix());
   }
   void finish() override { scratch_.reset(); }

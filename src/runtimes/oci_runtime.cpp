@@ -32,7 +32,8 @@ class OciEnvironment : public Environment {
 
   std::string name() const override { return name_; }
 
-  void prepare() override {
+  void check() override {
+    if (checked_) return;
     auto program = find_program(name_);
     if (!program)
       throw EnvironmentUnavailable(
@@ -47,20 +48,8 @@ class OciEnvironment : public Environment {
     if (!version.result.ok())
       throw EnvironmentUnavailable(fmt::format("`{} --version` failed: {}", name_, version.result.describe()));
     version_ = first_line(version.out);
-
-    if (name_ == "crun") hide_cgroup2_controllers_if_hybrid();
-    scratch_.emplace(scratch_prefix());
-    state_ = scratch_->path() / "state";
-    bundles_ = scratch_->path() / "bundles";
-    fs::create_directories(state_);
-    fs::create_directories(bundles_);
     if (context_.command_only) {
       rootfs_ = command_rootfs(name_, options_.rootfs);
-      // runsc makes the probe's mount point in the user's root file system
-      // itself (its /tmp tmpfs notwithstanding): one it made goes in finish().
-      std::error_code error;
-      if (!fs::exists(fs::symlink_status(probe_mount_point(), error)))
-        probe_mount_point_to_remove_ = probe_mount_point();
     } else if (!options_.rootfs.empty()) {
       rootfs_ = fs::absolute(options_.rootfs);
       const char* needed = context_.noop_only ? kImageNoopPath : kImageWorkerPath;
@@ -68,9 +57,6 @@ class OciEnvironment : public Environment {
         throw EnvironmentUnavailable(fmt::format("{}:rootfs={} holds no {}: point rootfs= at a root file system "
                                                  "with dlcbench installed there, or leave it out",
                                                  name_, options_.rootfs, needed));
-    } else {
-      rootfs_ = scratch_->path() / "rootfs";
-      write_rootfs(image_content_for(context_.worker_exe, context_.noop_only, context_.image_extras), rootfs_);
     }
     // Their bundles have no seccomp filter unless asked: seccomp=default is
     // the container engines' default profile, as Docker and Podman apply it.
@@ -82,6 +68,27 @@ class OciEnvironment : public Environment {
       } catch (const DataError& e) {
         throw EnvironmentUnavailable(fmt::format("{}:seccomp={}: {}", name_, options_.seccomp, e.what()));
       }
+    }
+    checked_ = true;
+  }
+
+  void prepare() override {
+    check();
+    if (name_ == "crun") hide_cgroup2_controllers_if_hybrid();
+    scratch_.emplace(scratch_prefix());
+    state_ = scratch_->path() / "state";
+    bundles_ = scratch_->path() / "bundles";
+    fs::create_directories(state_);
+    fs::create_directories(bundles_);
+    if (context_.command_only) {
+      // runsc makes the probe's mount point in the user's root file system
+      // itself (its /tmp tmpfs notwithstanding): one it made goes in finish().
+      std::error_code error;
+      if (!fs::exists(fs::symlink_status(probe_mount_point(), error)))
+        probe_mount_point_to_remove_ = probe_mount_point();
+    } else if (options_.rootfs.empty()) {
+      rootfs_ = scratch_->path() / "rootfs";
+      write_rootfs(image_content_for(context_.worker_exe, context_.noop_only, context_.image_extras), rootfs_);
     }
     if (gpu_method(name_, options_.gpus, context_.gpu) != "none") {
       // Without a GPU here the GPU cases fail with the worker's own "no GPU"
@@ -120,8 +127,9 @@ class OciEnvironment : public Environment {
     // Containers of this session that a cleanup missed, then what a session
     // of this run killed with SIGKILL left: its containers (runc's child
     // outlives it) and its folder with their root file system.
-    std::vector<std::string> removed = remove_containers_in(state_);
-    const auto folders = remove_scratch_dirs_left(scratch_prefix(), scratch_->path(), [&](const fs::path& dir) {
+    std::vector<std::string> removed = state_.empty() ? std::vector<std::string>{} : remove_containers_in(state_);
+    const fs::path own = scratch_ ? scratch_->path() : fs::path();
+    const auto folders = remove_scratch_dirs_left(scratch_prefix(), own, [&](const fs::path& dir) {
       for (auto& name : remove_containers_in(dir / "state")) removed.push_back(std::move(name));
     });
     removed.insert(removed.end(), folders.begin(), folders.end());
@@ -299,6 +307,7 @@ class OciEnvironment : public Environment {
   std::string name_;
   EnvironmentContext context_;
   ContainerOptions options_;
+  bool checked_ = false;  // check() passed, and is not done twice
   std::string program_;
   std::string version_;
   std::optional<ScratchDir> scratch_;

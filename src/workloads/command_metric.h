@@ -38,6 +38,15 @@ class MetricReader {
  private:
   MetricSpec spec_;
   std::regex regex_;
+  // Text every matching line holds ("events per second:" of 'events per
+  // second: *([0-9.]+)', a JSON field's quoted key): a line without it is
+  // passed over without running the regular expression or the JSON parser,
+  // so a command that prints millions of lines is not slowed by the reading.
+  std::string required_;
 };
+
+// The longest run of literal characters a match of the ECMAScript pattern
+// must contain, or "" where none can be told (an alternation at the top).
+std::string required_literal(const std::string& pattern);
 
 }  // namespace dlcbench

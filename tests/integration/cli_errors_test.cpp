@@ -5,12 +5,15 @@
 #include <signal.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <set>
 #include <sstream>
 #include <thread>
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -27,6 +30,7 @@ using ::testing::HasSubstr;
 using ::testing::Not;
 using testing::run_dlcbench;
 using testing::TempDir;
+namespace fs = std::filesystem;
 
 std::vector<std::string> small_run(const std::string& out) {
   return {"run", "--workloads", "fcn5", "--batch", "8", "--warmup", "1", "--iters", "2",
@@ -250,7 +254,17 @@ TEST(Cli, DockerUnreachableKeepsTheHostSamples) {
   TempDir out;
   auto args = small_run(out.path().string());
   args.insert(args.end(), {"--envs", "host,docker", "--runs", "2"});
-  auto r = run_dlcbench(args, {{"DOCKER_HOST", "unix://" + (out / "no-daemon.sock").string()}});
+  const std::vector<std::pair<std::string, std::string>> no_daemon = {
+      {"DOCKER_HOST", "unix://" + (out / "no-daemon.sock").string()}};
+  // Named in --envs, it is bad input before anything is written...
+  auto refused = run_dlcbench(args, no_daemon);
+  EXPECT_EQ(refused.exit_code, 2) << refused.err;
+  EXPECT_THAT(refused.err, AllOf(HasSubstr("environment docker cannot run here"), HasSubstr("with-docker.sh"),
+                                 HasSubstr("--keep-going")));
+  EXPECT_TRUE(fs::is_empty(out.path()));
+  // ...unless the user asks for the others without it.
+  args.push_back("--keep-going");
+  auto r = run_dlcbench(args, no_daemon);
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_THAT(r.err, AllOf(HasSubstr("environment docker is unavailable"), HasSubstr("with-docker.sh")));
   const auto run_dir = testing::only_run_dir(out.path());
@@ -501,6 +515,99 @@ TEST(Cli, MetricValuesThatAreNoPositiveNumberAreNamedOnce) {
        at = md.out.find("no positive number", at + 1))
     ++notes;
   EXPECT_EQ(notes, 1u) << md.out;
+}
+
+TEST(Cli, WhatTheRunWouldRefuseTheDryRunRefusesNamingTheOption) {
+  // Issue 35 item 9: each of these passed --dry-run with exit 0; the run then
+  // skipped the environment and measured the host alone.
+  TempDir dir;
+  fs::create_directories(dir / "data");
+  fs::create_directories(dir / "work");
+  const std::string data = (dir / "data").string(), work = (dir / "work").string();
+  struct Refused {
+    std::vector<std::string> args;  // after `run --out OUT`
+    std::string says;
+  };
+  const std::vector<Refused> cases = {
+      {{"--envs", "host,docker", "--", "/bin/true"}, "docker:image=NAME"},
+      {{"--envs", "host,docker:image=dlcbench-test-no-such-image:1", "--", "/bin/true"},
+       "not in the local Docker image store"},
+      {{"--envs", "host,runsc", "--", "/bin/true"}, "rootfs="},
+      {{"--envs", "host,chroot", "--", "/bin/true"}, "rootfs="},
+      {{"--envs", "host,charliecloud", "--", "/bin/true"}, "image_dir="},
+      {{"--envs", "host,docker:image=debian,seccomp=/nonexist.json", "--", "/bin/true"}, "no such profile file"},
+      {{"--envs", "host,runc:rootfs=/,seccomp=/etc/passwd", "--", "/bin/true"}, "not JSON"},
+      {{"--envs", "host,runc:rootfs=/nonexist", "--", "/bin/true"}, "/nonexist"},
+      {{"--envs", "host,docker:image=;rm -rf X", "--", "/bin/true"}, "docker:image=;rm -rf X is not valid"},
+      {{"--envs", "host", "--", "dlcbench-test-no-such-program"}, "not on this machine's PATH"},
+      {{"--envs", "host", "--", "./no-such-script.sh"}, "not an executable file"},
+      {{"--envs", "host", "--data", data, "--workdir", work + ":/data", "--", "/bin/true"},
+       "where --data is mounted"},
+      {{"--envs", "host", "--data", data, "--workdir", work + ":/data/sub", "--", "/bin/true"},
+       "where --data is mounted"},
+      {{"--envs", "host", "--workdir", work + ":/proc", "--", "/bin/true"}, "kernel's proc file system"},
+      {{"--envs", "host", "--workdir", work + ":/", "--", "/bin/true"}, "other than /"},
+  };
+  for (const auto& c : cases) {
+    for (const bool dry : {true, false}) {
+      TempDir out;
+      std::vector<std::string> args = {"run", "--out", out.path().string()};
+      if (dry) args.push_back("--dry-run");
+      args.insert(args.end(), c.args.begin(), c.args.end());
+      const auto r = run_dlcbench(args);
+      EXPECT_EQ(r.exit_code, 2) << fmt::format("{}", fmt::join(args, " ")) << "\n" << r.err;
+      EXPECT_THAT(r.err, HasSubstr(c.says)) << fmt::format("{}", fmt::join(args, " "));
+      EXPECT_TRUE(fs::is_empty(out.path())) << "a refused run wrote its folder: " << fmt::format("{}", fmt::join(args, " "));
+    }
+  }
+  // Found by discovery, an environment that cannot run is a note, not an error.
+  TempDir out;
+  auto discovered = run_dlcbench({"run", "--out", out.path().string(), "--workloads", "fcn5", "--data", "synthetic",
+                                  "--dry-run"},
+                                 {{"DOCKER_HOST", "unix://" + (out / "no-daemon.sock").string()}});
+  EXPECT_EQ(discovered.exit_code, 0) << discovered.err;
+  EXPECT_THAT(discovered.err, HasSubstr("note: environment docker cannot run here and will be skipped"));
+}
+
+TEST(Cli, ANamedEnvironmentThatFailsItsPreparationEndsTheRunUnlessKeepGoing) {
+  // Issue 35 item 9: a runtime that passes every check but cannot start a
+  // container (here a runc that answers --version and refuses the rest).
+  TempDir dir;
+  fs::create_directories(dir / "bin");
+  const fs::path fake = dir / "bin" / "runc";
+  std::ofstream(fake) << "#!/bin/sh\n"
+                         "[ \"$1\" = --version ] && { echo 'runc version 0.0-test'; exit 0; }\n"
+                         "echo 'this runc refuses every container' >&2; exit 1\n";
+  fs::permissions(fake, fs::perms::owner_all);
+  const std::vector<std::pair<std::string, std::string>> path = {
+      {"PATH", (dir / "bin").string() + ":" + std::getenv("PATH")}};
+  // A root file system with the start-up program in it: preparing tries a
+  // container with it.
+  fs::create_directories(dir / "rootfs/opt/dlcbench/bin");
+  std::ofstream(dir / "rootfs/opt/dlcbench/bin/dlcbench-noop") << "";
+  TempDir out;
+  std::vector<std::string> args = {"run",  "--out", out.path().string(), "--envs",
+                                   "host,runc:rootfs=" + (dir / "rootfs").string(),
+                                   "--runs", "2",   "--max-runs", "2", "--warmup", "0",
+                                   "--",    "/bin/true"};
+  const auto ended = run_dlcbench(args, path);
+  EXPECT_EQ(ended.exit_code, 1) << ended.err;
+  EXPECT_THAT(ended.err, AllOf(HasSubstr("error: environment runc:rootfs="), HasSubstr("could not be prepared"),
+                               HasSubstr("Nothing was measured"), HasSubstr("--keep-going")));
+  const auto run_dir = testing::only_run_dir(out.path());
+  auto manifest = nlohmann::json::parse(std::ifstream(run_dir / "manifest.json"));
+  EXPECT_EQ(manifest["status"], "not started");
+  for (const auto& rec : testing::read_records(run_dir)) EXPECT_NE(rec.value("type", ""), "launch") << rec.dump();
+  fs::remove_all(run_dir);
+
+  args.insert(std::find(args.begin(), args.end(), "--"), "--keep-going");
+  const auto kept = run_dlcbench(args, path);
+  EXPECT_EQ(kept.exit_code, 1) << kept.err;
+  EXPECT_THAT(kept.err, AllOf(HasSubstr("warning: environment runc:rootfs="), HasSubstr("is unavailable and will be skipped")));
+  int host_launches = 0;
+  for (const auto& rec : testing::read_records(testing::only_run_dir(out.path())))
+    host_launches += rec.value("type", "") == "launch" && rec.value("env", "") == "host";
+  EXPECT_EQ(host_launches, 2);
 }
 
 }  // namespace

@@ -6,7 +6,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <set>
 #include <string>
@@ -174,11 +176,12 @@ TEST_F(CommandRun, EveryEnvironmentRunsTheCommandAndItsStepTimesAreCompared) {
 TEST_F(CommandRun, ACommandMissingFromTheImageNamesTheImageAndThePath) {
   REQUIRE_RUNTIME("docker");
   const std::string tag = image("docker");
+  // On the host, not in the image (which holds the static test command alone).
   auto r = testing::run_dlcbench(command_run("host,docker:image=" + tag, 1, {"--name", "missing"},
-                                             {"/opt/nowhere/train", "1"}));
+                                             {"/usr/bin/env", "1"}));
   EXPECT_NE(r.exit_code, 0);
   const std::string all = r.err + r.out;
-  EXPECT_THAT(all, HasSubstr("cannot run /opt/nowhere/train: No such file or directory"));
+  EXPECT_THAT(all, HasSubstr("cannot run /usr/bin/env: No such file or directory"));
   EXPECT_THAT(all, HasSubstr("in image " + tag));
 }
 
@@ -258,6 +261,52 @@ TEST(CommandOptions, BadMetricsAndOptionsAreUsageErrorsBeforeAnythingRuns) {
       {"run", "--envs", "host,chroot", "--out", out.path().string(), "--", "/bin/true"});
   EXPECT_NE(chroot_alone.exit_code, 0);
   EXPECT_THAT(chroot_alone.err, HasSubstr("chroot:rootfs=DIR"));
+}
+
+// Processes whose command line holds `token`, alive now (zombies aside).
+std::vector<std::string> processes_with(const std::string& token) {
+  std::vector<std::string> found;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+    const std::string pid = entry.path().filename().string();
+    if (pid.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream in(entry.path() / "cmdline");
+    std::string cmdline((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::replace(cmdline.begin(), cmdline.end(), '\0', ' ');
+    std::ifstream stat(entry.path() / "stat");
+    std::string stat_text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+    const auto close = stat_text.rfind(')');
+    const bool zombie = close != std::string::npos && stat_text.size() > close + 2 && stat_text[close + 2] == 'Z';
+    if (!zombie && cmdline.find(token) != std::string::npos) found.push_back(pid + ": " + cmdline);
+  }
+  return found;
+}
+
+// Issue 35 item 6: `sh -c 'sleep 177 & echo hi'` was recorded as 2.0 s a
+// launch (the probe waited for the pipes the sleep held), with no message,
+// and the sleeps stayed running under PID 1.
+TEST(CommandLeftovers, WhatACommandLeavesRunningIsEndedNamedAndNotTimed) {
+  const std::string token = fmt::format("177.{}", getpid());  // sleep's argument: this test's own
+  const std::vector<std::pair<std::string, std::string>> commands = {
+      {"background job", fmt::format("/bin/sleep {}1 & echo hi", token)},
+      {"setsid", fmt::format("setsid /bin/sleep {}2 & echo hi", token)},
+      {"double fork", fmt::format("( /bin/sleep {}3 & ) ; echo hi", token)},
+  };
+  for (const auto& [how, script] : commands) {
+    SCOPED_TRACE(how);
+    testing::TempDir out;
+    const auto r = testing::run_dlcbench({"run", "--envs", "host", "--runs", "2", "--warmup", "0", "--out",
+                                          out.path().string(), "--", "/bin/sh", "-c", script});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    // Named as they were when it exited: a background child may not have
+    // become sleep yet (still sh, or setsid).
+    EXPECT_THAT(r.out, HasSubstr("in 2 launches the command left processes running when it exited ("));
+    EXPECT_THAT(r.out, HasSubstr("dlcbench-probe ended them then"));
+    for (const auto& rec : testing::read_records(testing::only_run_dir(out.path()))) {
+      if (rec.value("type", "") != "sample") continue;
+      EXPECT_LT(rec.value("seconds", 9.0), 1.0) << rec.dump();
+    }
+    EXPECT_EQ(processes_with(token), std::vector<std::string>{}) << "left running after the run";
+  }
 }
 
 }  // namespace

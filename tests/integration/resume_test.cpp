@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
@@ -31,6 +32,7 @@ namespace {
 namespace fs = std::filesystem;
 using ::testing::AllOf;
 using ::testing::HasSubstr;
+using ::testing::Not;
 using json = nlohmann::json;
 using testing::records_so_far;
 using testing::TempDir;
@@ -164,6 +166,52 @@ TEST(Resume, AKilledRunIsCompletedInTheSameFolderWithEachLaunchOnce) {
   EXPECT_EQ(again.exit_code, 0);
   EXPECT_THAT(again.err, HasSubstr("nothing to resume"));
   EXPECT_EQ(fs::file_size(run_dir / "results.jsonl"), size);
+}
+
+// Issue 35 item 16: the runs an earlier session set aside as disturbed are
+// replaced by rounds the resumed session adds, as an uninterrupted run
+// would have; before, a resume never went past the rounds reached.
+TEST(Resume, TheEarlierSessionsDisturbedRunsAreReplacedByAddedRounds) {
+  TempDir dir;
+  const fs::path out = dir / "res";
+  // Other processes busy on every CPU: each launch of the first session is
+  // judged disturbed (as in accounting_run_test.cpp).
+  testing::BusyCpus busy;
+  const pid_t pid = testing::spawn_dlcbench({"run", "--envs", "host", "--runs", "2", "--max-runs", "4", "--warmup",
+                                             "0", "--seed", "5", "--out", out.string(), "--", "/bin/sleep", "0.3"},
+                                            dir / "log");
+  auto launched_in_round_2 = [&] {
+    for (const auto& r : records_so_far(out))
+      if (r.value("type", "") == "launch" && r.value("round", 0) == 2) return true;
+    return false;
+  };
+  bool caught = false;
+  for (int i = 0; i < 24000 && !(caught = launched_in_round_2()); ++i)  // up to about 2 minutes
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  kill(pid, SIGKILL);
+  waitpid(pid, nullptr, 0);
+  busy.stop();
+  ASSERT_TRUE(caught) << "the first session did not reach round 2";
+  const fs::path run_dir = testing::only_run_dir(out);
+  int disturbed = 0;
+  {
+    const auto before = testing::run_dlcbench({"report", run_dir.string(), "--format", "json"});
+    ASSERT_EQ(before.exit_code, 0) << before.err;
+    disturbed = static_cast<int>(json::parse(before.out)["cases"][0]["envs"][0]["disturbed_runs"].size());
+  }
+  ASSERT_GE(disturbed, 1) << "no launch of the first session was judged disturbed";
+
+  const auto resumed = testing::run_dlcbench({"run", "--resume", run_dir.string()});
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+  EXPECT_THAT(resumed.err, HasSubstr("then rounds are added, up to --max-runs 4"));
+  EXPECT_THAT(resumed.err, HasSubstr("adding round"));
+  const auto manifest = manifest_of(run_dir);
+  EXPECT_GT(manifest["rounds"].get<int>(), 2);
+  EXPECT_GE(manifest["added_rounds"]["added"].get<int>(), 1);
+  std::set<int> rounds_launched;
+  for (const auto& r : testing::read_records(run_dir))
+    if (r.value("type", "") == "launch" && r.value("ok", false)) rounds_launched.insert(r.value("round", 0));
+  EXPECT_GT(*rounds_launched.rbegin(), 2) << "the resume measured no replacement round";
 }
 
 TEST(Resume, RefusesAnotherBinaryAnotherPlanOrAFolderWithoutARun) {
@@ -303,6 +351,70 @@ TEST(Resume, AKilledRunInRuncLeavesNoContainerOrFolderAfterTheResume) {
   EXPECT_EQ(scratch_of(run_dir, "runc"), std::vector<fs::path>{});
   EXPECT_EQ(scratch_of(run_dir, "host"), std::vector<fs::path>{});
   EXPECT_EQ(cgroups_of(run_dir), std::vector<std::string>{}) << "a container of the run remains";
+}
+
+// Issue 35 item 15: a run killed with SIGKILL left its scratch folders, a
+// running container and its cgroup until someone resumed it. `doctor
+// --clean` finds them by the run id in their names and removes them, and
+// leaves a live run's own alone.
+TEST(Resume, DoctorCleanRemovesWhatAKilledRunLeftAndNeverALiveRunsOwn) {
+  REQUIRE_RUNTIME("runc");
+  TempDir dir;
+  // Its own $TMPDIR (scratch folders and the marks of live runs): the runs
+  // of tests beside it, killed on purpose and awaiting their resume, are
+  // theirs to clean. Their containers are left alone too: unmarked here,
+  // while another dlcbench (this test's live run) runs.
+  struct OwnTemp {
+    std::string before;
+    explicit OwnTemp(const fs::path& folder) : before(std::getenv("TMPDIR") ? std::getenv("TMPDIR") : "") {
+      fs::create_directories(folder);
+      setenv("TMPDIR", folder.c_str(), 1);
+    }
+    ~OwnTemp() { before.empty() ? unsetenv("TMPDIR") : setenv("TMPDIR", before.c_str(), 1); }
+  } own_temp(dir / "tmp");
+  const fs::path killed = start_and_kill(dir, "host,runc", "runc");
+  ASSERT_EQ(scratch_of(killed, "runc").size(), 1u);
+  ASSERT_EQ(scratch_of(killed, "host").size(), 1u);
+
+  // A live run, measuring while the cleanup runs.
+  const fs::path live_out = dir / "live";
+  const pid_t live = testing::spawn_dlcbench({"run", "--envs", "host", "--runs", "200", "--warmup", "0", "--out",
+                                              live_out.string(), "--", "/bin/sleep", "0.05"},
+                                             dir / "live.log");
+  std::string live_id;
+  for (int i = 0; i < 6000 && (live_id.empty() || scratch_of(live_out / live_id, "host").empty()); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    std::error_code error;
+    if (live_id.empty() && fs::is_directory(live_out, error))
+      for (const auto& entry : fs::directory_iterator(live_out, error)) live_id = entry.path().filename().string();
+  }
+  ASSERT_FALSE(live_id.empty()) << "the live run did not start";
+  const auto live_scratch = scratch_of(live_out / live_id, "host");
+  ASSERT_EQ(live_scratch.size(), 1u);
+
+  // The next run says what the killed one left.
+  auto next = testing::run_dlcbench({"run", "--envs", "host", "--runs", "1", "--warmup", "0", "--out",
+                                     (dir / "next").string(), "--", "/bin/true"});
+  EXPECT_THAT(next.err, HasSubstr("note: runs killed before they could clean up left scratch folders"));
+  EXPECT_THAT(next.err, HasSubstr(killed.filename().string()));
+  EXPECT_THAT(next.err, Not(HasSubstr(live_id)));
+
+  auto clean = testing::run_dlcbench({"doctor", "--clean"});
+  EXPECT_EQ(clean.exit_code, 0) << clean.out << clean.err;
+  EXPECT_THAT(clean.out, HasSubstr(fmt::format("run {} (killed, or ended without cleaning up): removed",
+                                               killed.filename().string())));
+  EXPECT_THAT(clean.out, HasSubstr(fmt::format("run {} is going on: left alone", live_id)));
+  EXPECT_EQ(scratch_of(killed, "runc"), std::vector<fs::path>{});
+  EXPECT_EQ(scratch_of(killed, "host"), std::vector<fs::path>{});
+  EXPECT_EQ(cgroups_of(killed), std::vector<std::string>{}) << "the killed run's container remains";
+  EXPECT_EQ(scratch_of(live_out / live_id, "host"), live_scratch) << "the live run's folder was touched";
+
+  kill(live, SIGINT);
+  EXPECT_EQ(testing::exit_status_within(live, 60), 130);
+  EXPECT_EQ(scratch_of(live_out / live_id, "host"), std::vector<fs::path>{});
+  // Nothing is left to clean now.
+  auto again = testing::run_dlcbench({"doctor", "--clean"});
+  EXPECT_THAT(again.out, Not(HasSubstr(killed.filename().string())));
 }
 
 }  // namespace

@@ -42,6 +42,22 @@ std::vector<std::string> with_fixed_rounds(std::vector<std::string> args) {
 }
 }  // namespace
 
+BusyCpus::BusyCpus() {
+  for (unsigned i = 0; i < std::max(1u, std::thread::hardware_concurrency()); ++i)
+    spinners_.emplace_back([this] {
+      volatile std::uint64_t n = 0;
+      while (!stop_.load(std::memory_order_relaxed)) n = n + 1;
+    });
+}
+
+BusyCpus::~BusyCpus() { stop(); }
+
+void BusyCpus::stop() {
+  stop_ = true;
+  for (auto& t : spinners_)
+    if (t.joinable()) t.join();
+}
+
 CliResult run_dlcbench(const std::vector<std::string>& given,
                        const std::vector<std::pair<std::string, std::string>>& env, double timeout_seconds) {
   const std::vector<std::string> args = with_fixed_rounds(given);

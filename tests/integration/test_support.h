@@ -3,10 +3,12 @@
 
 #include <sys/types.h>
 
+#include <atomic>
 #include <filesystem>
 #include <functional>
 #include <map>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -50,6 +52,21 @@ std::vector<nlohmann::json> records_so_far(const std::filesystem::path& out);
 // where given).
 bool has_sample(const std::filesystem::path& out, const std::string& env, const std::string& case_id = "",
                 int round = 0);
+
+// Other processes busy on every CPU while it lives: a run measured then is
+// disturbed from outside (analysis/disturbance.h) in every launch.
+class BusyCpus {
+ public:
+  BusyCpus();
+  ~BusyCpus();
+  BusyCpus(const BusyCpus&) = delete;
+  BusyCpus& operator=(const BusyCpus&) = delete;
+  void stop();
+
+ private:
+  std::atomic<bool> stop_{false};
+  std::vector<std::thread> spinners_;
+};
 
 // Polls `done` every 20 ms until it holds or `seconds` pass; its last answer.
 bool wait_until(const std::function<bool()>& done, double seconds);

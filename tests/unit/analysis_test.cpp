@@ -3,12 +3,14 @@
 #include <cmath>
 #include <random>
 
+#include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 namespace dlcbench {
 namespace {
 
+using ::testing::AnyOf;
 using ::testing::AllOf;
 using ::testing::HasSubstr;
 using ::testing::Not;
@@ -388,6 +390,31 @@ TEST(Verdict, WithTooFewRoundsForTheRobustIntervalTheMeansStillNameAClearDiffere
   EXPECT_EQ(o.verdict, Verdict::slower);
   EXPECT_THAT(o.verdict_text, HasSubstr("the verdict rests on the means' interval"));
   EXPECT_THAT(o.verdict_text, HasSubstr("give --runs 6 or more"));
+}
+
+TEST(Verdict, TooFewRunsSaysCannotTellYetAndNeverNoDifference) {
+  // Issue 35 item 5: two rounds, 9 times slower, read "the means' shows no
+  // difference (... Welch p = 0.00022)".
+  // The host's two runs far apart: with one degree of freedom the means'
+  // interval is unbounded, while Welch's test is small.
+  const std::vector<double> host = {0.008, 0.014}, docker = {0.0905, 0.0912};
+  const std::vector<int> rounds = {1, 2};
+  const Overhead o = compare_figures("docker", {docker, rounds}, {host, rounds}, ComparisonWording::overhead);
+  ASSERT_EQ(o.verdict, Verdict::too_few_runs);
+  EXPECT_THAT(o.verdict_text, HasSubstr("cannot tell yet: +"));
+  EXPECT_THAT(o.verdict_text, HasSubstr("from 2 runs"));
+  EXPECT_THAT(o.verdict_text, Not(HasSubstr("no difference")));
+  if (o.estimate.test.p_value < 0.05) {
+    EXPECT_THAT(o.verdict_text, HasSubstr("the means alone say slower"));
+  }
+  EXPECT_EQ(short_verdict_words(o, ComparisonWording::overhead),
+            fmt::format("cannot tell yet: 2 runs; give --runs {}", o.runs_needed));
+  // Where the means show nothing either, that is what it says.
+  const std::vector<double> a = {1.0, 1.2}, b = {1.1, 1.0};
+  const Overhead unclear = compare_figures("docker", {a, rounds}, {b, rounds}, ComparisonWording::overhead);
+  ASSERT_EQ(unclear.verdict, Verdict::too_few_runs);
+  EXPECT_THAT(unclear.verdict_text, Not(HasSubstr("no difference")));
+  EXPECT_THAT(unclear.verdict_text, AnyOf(HasSubstr("nor can the means tell"), HasSubstr("too few for a confidence")));
 }
 
 TEST(Verdict, EquivalenceNeedsBothIntervalsWithinTheMargin) {

@@ -1,5 +1,7 @@
 // A user's command as a workload: its metric, its argument vector per
 // environment, and what the probe reads of its processes.
+#include <regex>
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -32,6 +34,33 @@ TEST(CommandMetric, AJsonFieldIsReadFromJsonLinesOnlyAndMayBeNested) {
   EXPECT_FALSE(flat.read("{not json"));
   const MetricReader nested(parse_metric("json:timing.step", "s/step", false));
   EXPECT_EQ(nested.read(R"({"timing": {"step": 2}})"), 2.0);
+}
+
+TEST(CommandMetric, OnlyLinesHoldingThePatternsRequiredTextAreSearched) {
+  // Issue 35 item 7: the required text lets a reader pass over the lines of
+  // a command that prints millions without running the regular expression.
+  EXPECT_EQ(required_literal("events per second: *([0-9.]+)"), "events per second:");
+  EXPECT_EQ(required_literal("step [0-9]+ ([0-9.]+) s"), "step ");
+  EXPECT_EQ(required_literal("took ([0-9.]+)\\.?s total"), "s total");  // the optional '.' splits it
+  EXPECT_EQ(required_literal("loss\\.value=([0-9.]+)"), "loss.value=");
+  EXPECT_EQ(required_literal("a|b ([0-9]+)"), "");       // either side may match
+  EXPECT_EQ(required_literal("(?:x|y)z+ ([0-9]+)"), " ");  // the group and the repeated z are not required
+  EXPECT_EQ(required_literal("[(]abc ([0-9]+)"), "abc ");
+  EXPECT_EQ(required_literal("colou?r ([0-9]+)"), "colo");
+  // Whatever it skips, it matches as the pattern does.
+  for (const std::string pattern : {"events per second: *([0-9.]+)", "colou?r ([0-9]+)", "(?:x|y)z+ ([0-9]+)",
+                                    "^([0-9]+)$", "[(]abc ([0-9]+)"}) {
+    const MetricReader reader(parse_metric(pattern, "s", false));
+    const std::regex plain(pattern);
+    for (const std::string line : {"events per second: 3869.8", "events per second:12", "color 5", "colour 6",
+                                   "xz 7", "yzzz 8", "123", "(abc 9", "nothing here"}) {
+      std::smatch match;
+      EXPECT_EQ(reader.reading(line).matched, std::regex_search(line, match, plain)) << pattern << " on " << line;
+    }
+  }
+  const MetricReader json(parse_metric("json:timing.step", "s/step", false));
+  EXPECT_TRUE(json.reading(R"({"timing": {"step": 0.5}})").matched);
+  EXPECT_FALSE(json.reading(R"({"timing": {"other": 0.5}})").matched);
 }
 
 TEST(CommandMetric, APatternWithoutExactlyOneGroupOrThatDoesNotCompileIsRefused) {

@@ -1,12 +1,16 @@
 #include "analysis/disturbance.h"
 
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "analysis/analysis.h"
+#include "core/accounting.h"
 #include "core/statistics.h"
+#include "test_files.h"
 
 namespace dlcbench {
 namespace {
@@ -14,6 +18,7 @@ namespace {
 using ::testing::HasSubstr;
 using ::testing::Not;
 using json = nlohmann::json;
+using testing::TempDir;
 
 // An accounting record as the scheduler completes it: the worker's, with
 // the orchestrator's reading from outside.
@@ -52,6 +57,49 @@ TEST(Disturbance, AQuietPhaseIsNotDisturbed) {
   EXPECT_TRUE(below_zero.assessed);
   EXPECT_FALSE(below_zero.disturbed());
   EXPECT_DOUBLE_EQ(below_zero.readings[0].share, 0);
+}
+
+TEST(Disturbance, AShortPhaseIsJudgedOnlyWhereTheReadingsResolveIt) {
+  // Issue 35 item 3: `-- sleep 0.01` on the host, a 3.8 ms phase, read
+  // "other processes used 182.79% of the machine's CPU" from 10 ms ticks.
+  json ticks = accounting_with_machine(0.0139, 0, 0.0038);
+  ticks["outside"]["machine"]["busy_source"] = "/proc/stat (clock ticks)";
+  ticks["outside"]["machine"]["foreign_uncertainty_seconds"] = 0.018;  // ten tick readings
+  const RunDisturbance coarse = assess_disturbance(ticks);
+  EXPECT_FALSE(coarse.assessed);
+  EXPECT_FALSE(coarse.disturbed());
+  EXPECT_THAT(coarse.not_assessed, HasSubstr("a phase of 3.8 ms is too short to judge from /proc/stat"));
+  // The root cgroup's microseconds resolve it: judged, and quiet.
+  json fine = accounting_with_machine(0.00005, 0, 0.0038);
+  fine["outside"]["machine"]["busy_source"] = "/sys/fs/cgroup/cpu.stat";
+  fine["outside"]["machine"]["foreign_uncertainty_seconds"] = 0.0;
+  fine["outside"]["machine"]["steal_uncertainty_seconds"] = 0.01;
+  fine["outside"]["machine"]["steal_seconds"] = 0.01;  // one tick: within its rounding
+  const RunDisturbance judged = assess_disturbance(fine);
+  EXPECT_TRUE(judged.assessed);
+  EXPECT_FALSE(judged.disturbed()) << judged.why();
+  // What lies beyond the rounding still counts.
+  json busy = accounting_with_machine(0.5, 0, 4.0);
+  busy["outside"]["machine"]["foreign_uncertainty_seconds"] = 0.1;
+  const RunDisturbance beyond = assess_disturbance(busy);
+  EXPECT_TRUE(beyond.disturbed());
+  EXPECT_THAT(beyond.why(), HasSubstr("other processes used 5.00%"));
+}
+
+TEST(Disturbance, TheMachinesCpuTimeIsReadFromTheRootCgroupWhereItCanBe) {
+  EXPECT_DOUBLE_EQ(*parse_cpu_stat_usage("usage_usec 1500000\nuser_usec 1000000\n"), 1.5);
+  EXPECT_FALSE(parse_cpu_stat_usage("nr_periods 0\n"));
+  TempDir v2, hybrid, v1, none;
+  std::ofstream(v2 / "cpu.stat") << "usage_usec 2500000\nuser_usec 2000000\nsystem_usec 500000\n";
+  std::filesystem::create_directories(hybrid / "unified");
+  std::ofstream(hybrid / "unified" / "cpu.stat") << "usage_usec 7000\n";
+  std::filesystem::create_directories(v1 / "cpuacct");
+  std::ofstream(v1 / "cpuacct" / "cpuacct.usage") << "1038943424057\n";
+  EXPECT_DOUBLE_EQ(read_fine_machine_cpu(v2.path())->busy_seconds, 2.5);
+  EXPECT_DOUBLE_EQ(read_fine_machine_cpu(hybrid.path())->busy_seconds, 0.007);
+  EXPECT_NEAR(read_fine_machine_cpu(v1.path())->busy_seconds, 1038.943424057, 1e-9);
+  EXPECT_EQ(read_fine_machine_cpu(v1.path())->source, (v1 / "cpuacct" / "cpuacct.usage").string());
+  EXPECT_FALSE(read_fine_machine_cpu(none.path()));
 }
 
 TEST(Disturbance, WithoutTheOutsideReadingARunIsNotAssessedAndKept) {
