@@ -259,6 +259,10 @@ int affinity_cpus(const EnvironmentStats& es) {
 
 }  // namespace
 
+FigureTerms figure_terms(const CaseAnalysis& c) {
+  return {c.figure_is_rate, c.figure_unit.empty() ? c.unit : c.figure_unit};
+}
+
 void compare_with_baseline(CaseAnalysis& ca, Analysis& a, const RequestedFields& requested_fields) {
   const EnvironmentStats* base = find_environment(ca, a.baseline);
   if (!base || base->run_values.empty()) return;
@@ -269,7 +273,7 @@ void compare_with_baseline(CaseAnalysis& ca, Analysis& a, const RequestedFields&
   for (const auto& es : ca.envs) {
     if (es.env == a.baseline || es.run_values.empty()) continue;
     Overhead o = compare_figures(es.env, {es.run_values, es.run_rounds}, {base->run_values, base->run_rounds},
-                                 ComparisonWording::overhead, a.margin);
+                                 ComparisonWording::overhead, a.margin, figure_terms(ca));
     std::vector<std::string> requested = requested_by(es.env);
     for (const auto& f : requested_by(a.baseline)) requested.push_back(f);
     o.mismatches = comparison_mismatches(ca, *base, es, requested);

@@ -178,6 +178,10 @@ std::vector<Mismatch> comparison_mismatches(const CaseAnalysis& ca, const Enviro
 // marked under --allow-mismatch).
 void compare_with_baseline(CaseAnalysis& ca, Analysis& a, const RequestedFields& requested_fields);
 
+// What the case's figure is, for the words of its comparisons: a rate
+// (GFLOP/s, a command's events/s) or a time, and its unit.
+FigureTerms figure_terms(const CaseAnalysis& c);
+
 // The statistics of one environment in a case; nullptr if it has none.
 const EnvironmentStats* find_environment(const CaseAnalysis& c, const std::string& env);
 

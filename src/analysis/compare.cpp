@@ -37,11 +37,13 @@ Comparison compare_runs(const Analysis& a, const Analysis& b, const std::string&
       RunComparison row;
       row.case_id = ca.case_id;
       row.env = ea.env;
-      row.unit = ca.unit;
+      row.unit = figure_terms(ca).unit;
+      row.a_figure = ca.micro ? ca.figure(ea.runs.mean) : ea.runs.mean;
+      row.b_figure = ca.micro ? ca.figure(eb->runs.mean) : eb->runs.mean;
       row.a = ea;
       row.b = *eb;
       row.change = compare_figures(ea.env, {eb->run_values, {}}, {ea.run_values, {}},
-                                   ComparisonWording::difference, a.margin);
+                                   ComparisonWording::difference, a.margin, figure_terms(ca));
       // Two runs differ on purpose (that is why they are compared): every
       // difference is shown, none stops the comparison.
       if (ea.fingerprint && eb->fingerprint) row.differences = compare_fingerprints(*ea.fingerprint, *eb->fingerprint);

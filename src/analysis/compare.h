@@ -13,7 +13,8 @@ namespace dlcbench {
 struct RunComparison {
   std::string case_id;
   std::string env;
-  std::string unit;
+  std::string unit;      // of the figure: "s/batch", "events/s", "GFLOP/s"
+  double a_figure = 0, b_figure = 0;  // the mean run's figure in that unit (a rate from its seconds per unit)
   EnvironmentStats a, b;
   Overhead change;                       // b relative to a ("env" is the environment)
   std::vector<Mismatch> differences;     // fingerprint fields that differ between the two runs

@@ -31,12 +31,51 @@ int side_of_one(const RatioEstimate& m) {
 
 std::string percent_words(double share) { return fmt::format("{:.0f}%", 100 * share); }
 
-// "95% CI +1.2% .. +5.0%" for a bounded interval of ratios.
-std::string bounded_interval_words(double low, double high) {
-  return fmt::format("95% CI {:+.1f}% .. {:+.1f}%", 100 * (low - 1), 100 * (high - 1));
+// "95% CI +1.2% .. +5.0%" for a bounded interval of time ratios, as changes
+// of the figure (a rate's ends swap).
+std::string bounded_interval_words(double low, double high, const FigureTerms& terms) {
+  const double a = figure_change(low, terms), b = figure_change(high, terms);
+  return fmt::format("95% CI {:+.1f}% .. {:+.1f}%", 100 * std::min(a, b), 100 * std::max(a, b));
+}
+
+// "+4.1%", the change of the figure for a time ratio.
+std::string change_words(double time_ratio, const FigureTerms& terms) {
+  return fmt::format("{:+.1f}%", 100 * figure_change(time_ratio, terms));
+}
+
+// "slower by 4.1%" for a time; "45.3% fewer events/s" for a rate.
+std::string direction_words(double time_ratio, const FigureTerms& terms) {
+  const double change = std::fabs(figure_change(time_ratio, terms));
+  if (terms.rate)
+    return fmt::format("{:.1f}% {} {}", 100 * change, time_ratio > 1 ? "fewer" : "more",
+                       terms.unit.empty() ? std::string("per second") : terms.unit);
+  return fmt::format("{} by {:.1f}%", time_ratio > 1 ? "slower" : "faster", 100 * change);
 }
 
 }  // namespace
+
+double figure_change(double time_ratio, const FigureTerms& terms) {
+  return terms.rate ? 1 / time_ratio - 1 : time_ratio - 1;
+}
+
+bool Headline::bounded() const { return std::isfinite(time_low) && std::isfinite(time_high); }
+double Headline::change() const { return figure_change(time_ratio, terms); }
+// A rate's change falls as the time ratio rises: the ends swap.
+double Headline::change_low() const {
+  return bounded() ? figure_change(terms.rate ? time_high : time_low, terms) : kNoValue;
+}
+double Headline::change_high() const {
+  return bounded() ? figure_change(terms.rate ? time_low : time_high, terms) : kNoValue;
+}
+
+const char* headline_basis_name(Headline::Basis basis) {
+  switch (basis) {
+    case Headline::Basis::robust: return "robust";
+    case Headline::Basis::means: return "means";
+    case Headline::Basis::none: return "none";
+  }
+  return "";
+}
 
 bool RobustRatio::bounded() const { return std::isfinite(ci95_low) && std::isfinite(ci95_high); }
 
@@ -96,23 +135,49 @@ Verdict judge(const RobustRatio& robust, const RatioEstimate& mean, double margi
   return Verdict::inconclusive;
 }
 
-std::string ratio_interval_words(const RatioEstimate& r) {
+std::string ratio_interval_words(const RatioEstimate& r, const FigureTerms& terms) {
   switch (r.interval) {
     case RatioInterval::none:
       return "no 95% CI";
     case RatioInterval::unbounded:
       return "95% CI unbounded";
     case RatioInterval::reaches_zero:
+      // Time ratios down to zero: a rate with no upper end.
+      if (terms.rate) return fmt::format("95% CI {} .. unbounded", change_words(r.ci95_high, terms));
       return fmt::format("95% CI includes ratios <= 0 .. {:+.1f}%", 100 * (r.ci95_high - 1));
     case RatioInterval::bounded:
       break;
   }
-  return bounded_interval_words(r.ci95_low, r.ci95_high);
+  return bounded_interval_words(r.ci95_low, r.ci95_high, terms);
 }
 
-std::string robust_interval_words(const RobustRatio& r) {
+std::string robust_interval_words(const RobustRatio& r, const FigureTerms& terms) {
   if (!r.bounded()) return r.paired ? "no 95% CI: too few rounds with both" : "no 95% CI: too few runs";
-  return bounded_interval_words(r.ci95_low, r.ci95_high);
+  return bounded_interval_words(r.ci95_low, r.ci95_high, terms);
+}
+
+std::string headline_interval_words(const Headline& h) {
+  if (!h.bounded()) return "no 95% CI";
+  return fmt::format("95% CI {:+.1f}% .. {:+.1f}%", 100 * h.change_low(), 100 * h.change_high());
+}
+
+Headline headline_of(const RobustRatio& robust, const RatioEstimate& mean, const FigureTerms& terms) {
+  Headline h;
+  h.terms = terms;
+  if (robust.bounded()) {
+    h.basis = Headline::Basis::robust;
+    h.time_ratio = robust.ratio;
+    h.time_low = robust.ci95_low;
+    h.time_high = robust.ci95_high;
+  } else if (mean.interval == RatioInterval::bounded) {
+    h.basis = Headline::Basis::means;
+    h.time_ratio = mean.ratio;
+    h.time_low = mean.ci95_low;
+    h.time_high = mean.ci95_high;
+  } else {
+    h.time_ratio = std::isfinite(robust.ratio) && robust.ratio > 0 ? robust.ratio : mean.ratio;
+  }
+  return h;
 }
 
 std::string added_time_words(const Overhead& o, const std::string& per) {
@@ -125,6 +190,7 @@ std::string added_time_words(const Overhead& o, const std::string& per) {
 
 void conclude(Overhead& o, ComparisonWording wording) {
   o.verdict = judge(o.robust, o.estimate, o.margin);
+  o.headline = headline_of(o.robust, o.estimate, o.terms);
   // A difference is claimed where both intervals exclude 1: the wider one
   // sets what the run can find.
   const double mean_half_width = o.estimate.interval == RatioInterval::bounded
@@ -140,9 +206,10 @@ void conclude(Overhead& o, ComparisonWording wording) {
 }
 
 Overhead compare_figures(const std::string& env, RunFigures subject, RunFigures baseline, ComparisonWording wording,
-                         double margin) {
+                         double margin, const FigureTerms& terms) {
   Overhead o;
   o.env = env;
+  o.terms = terms;
   o.margin = margin;
   o.robust = robust_ratio(subject, baseline);
   o.estimate = ratio_of_means(subject.values, baseline.values);
@@ -162,45 +229,50 @@ Overhead compare_figures(const std::string& env, RunFigures subject, RunFigures 
 }
 
 std::string short_verdict_words(const Overhead& o, ComparisonWording wording) {
-  const double change = 100 * std::fabs((o.robust.bounded() ? o.robust.ratio : o.estimate.ratio) - 1);
   const std::string what = wording == ComparisonWording::overhead ? "overhead" : "difference";
+  const FigureTerms& t = o.headline.terms;
   switch (o.verdict) {
     case Verdict::too_few_runs:
       return fmt::format("cannot tell yet: {}; give --runs {}", counted(o.runs_compared, "run", "runs"), o.runs_needed);
     case Verdict::slower:
-      return fmt::format("slower by {:.1f}%", change);
     case Verdict::faster:
-      return fmt::format("faster by {:.1f}%", change);
+      return direction_words(o.headline.time_ratio, t);
     case Verdict::equivalent:
       return fmt::format("no {} above {}", what, percent_words(o.margin));
     case Verdict::inconclusive:
       break;
   }
-  return std::isfinite(o.not_ruled_out) ? fmt::format("none measurable, up to {:+.1f}% not ruled out", 100 * o.not_ruled_out)
-                                        : fmt::format("none measurable, none ruled out");
+  if (!std::isfinite(o.not_ruled_out)) return "none measurable, none ruled out";
+  // The worst the intervals leave possible, in the figure's terms.
+  if (t.rate)
+    return fmt::format("none measurable, up to {:.1f}% fewer {} not ruled out",
+                       -100 * figure_change(1 + o.not_ruled_out, t), t.unit.empty() ? "per second" : t.unit);
+  return fmt::format("none measurable, up to {:+.1f}% not ruled out", 100 * o.not_ruled_out);
 }
 
 std::string verdict_words(const Overhead& o, ComparisonWording wording) {
   const std::string what = wording == ComparisonWording::overhead ? "overhead" : "difference";
   const std::string reference = wording == ComparisonWording::overhead ? "the baseline's" : "A's";
-  std::string mean = fmt::format("mean {:+.1f}%, {}", 100 * (o.estimate.ratio - 1), ratio_interval_words(o.estimate));
+  const FigureTerms& t = o.headline.terms;
+  std::string mean =
+      fmt::format("mean {}, {}", change_words(o.estimate.ratio, t), ratio_interval_words(o.estimate, t));
   if (o.estimate.interval == RatioInterval::unbounded)
     mean += fmt::format(": with {} runs {} mean is too uncertain to bound the ratio",
                         static_cast<long>(o.estimate.ci95_df) + 1, reference);
   std::string stalls;
   if (o.mean_disagrees && side_of_one(o.estimate) != 0)
-    stalls = fmt::format("; the mean says {} by {:.1f}%: a few runs far off the rest carry the difference (see the "
-                         "outliers and disturbed runs)",
-                         o.estimate.ratio > 1 ? "slower" : "faster", 100 * std::fabs(o.estimate.ratio - 1));
+    stalls = fmt::format("; the mean says {}: a few runs far off the rest carry the difference (see the outliers and "
+                         "disturbed runs)",
+                         direction_words(o.estimate.ratio, t));
   else if (o.mean_disagrees)
-    stalls = fmt::format("; the robust interval alone says {} by {:.1f}%, the mean's does not: not claimed (rounds "
-                         "that drift together make the robust one too narrow; more runs settle it)",
-                         o.robust.ratio > 1 ? "slower" : "faster", 100 * std::fabs(o.robust.ratio - 1));
+    stalls = fmt::format("; the robust interval alone says {}, the mean's does not: not claimed (rounds that drift "
+                         "together make the robust one too narrow; more runs settle it)",
+                         direction_words(o.robust.ratio, t));
   switch (o.verdict) {
     case Verdict::too_few_runs: {
       // Too few runs is no verdict either way: never "no difference", and
       // never against the p-value printed beside it.
-      const std::string tell = fmt::format("cannot tell yet: {:+.1f}% from {}", 100 * (o.robust.ratio - 1),
+      const std::string tell = fmt::format("cannot tell yet: {} from {}", change_words(o.headline.time_ratio, t),
                                            counted(o.runs_compared, "run", "runs"));
       if (o.estimate.interval == RatioInterval::none)
         return fmt::format("{}, too few for a confidence interval (give --runs {} or more)", tell, o.runs_needed);
@@ -208,7 +280,7 @@ std::string verdict_words(const Overhead& o, ComparisonWording wording) {
       const bool means_differ = side_of_one(o.estimate) != 0 || (std::isfinite(p) && p < 0.05);
       const std::string means =
           means_differ ? fmt::format("the means alone say {} ({}, Welch p = {:.2g}), which so few runs cannot carry",
-                                     o.estimate.ratio > 1 ? "slower" : "faster", mean, p)
+                                     direction_words(o.estimate.ratio, t), mean, p)
                        : fmt::format("nor can the means tell ({}, Welch p = {:.2g})", mean, p);
       return fmt::format("{}, too few for the robust interval; {} (give --runs {} or more)", tell, means,
                          o.runs_needed);
@@ -219,19 +291,22 @@ std::string verdict_words(const Overhead& o, ComparisonWording wording) {
         return fmt::format("{} ({}, Welch p = {:.2g}; {}: the verdict rests on the means' interval, which assumes "
                            "normally spread runs; give --runs {} or more)",
                            short_verdict_words(o, wording), mean, o.estimate.test.p_value,
-                           robust_interval_words(o.robust), o.runs_needed);
-      return fmt::format("{} ({}; {}){}", short_verdict_words(o, wording), robust_interval_words(o.robust), mean,
+                           robust_interval_words(o.robust, t), o.runs_needed);
+      return fmt::format("{} ({}; {}){}", short_verdict_words(o, wording), robust_interval_words(o.robust, t), mean,
                          stalls);
     case Verdict::equivalent:
       return fmt::format("no {} above {} (equivalence at 95%: {}; {})", what, percent_words(o.margin),
-                         robust_interval_words(o.robust), mean);
+                         robust_interval_words(o.robust, t), mean);
     case Verdict::inconclusive:
       break;
   }
-  const std::string measured = fmt::format("no measurable {}: {:+.1f}% ({}; {})", what, 100 * (o.robust.ratio - 1),
-                                            robust_interval_words(o.robust), mean);
+  const std::string measured = fmt::format("no measurable {}: {} ({}; {})", what, change_words(o.robust.ratio, t),
+                                            robust_interval_words(o.robust, t), mean);
   if (!std::isfinite(o.not_ruled_out))
     return fmt::format("{}, but this run cannot bound it (give --runs {} or more){}", measured, o.runs_needed, stalls);
+  if (t.rate)
+    return fmt::format("{}, but this run cannot rule out up to {:.1f}% fewer {}{}", measured,
+                       -100 * figure_change(1 + o.not_ruled_out, t), t.unit.empty() ? "per second" : t.unit, stalls);
   return fmt::format("{}, but this run cannot rule out up to {:+.1f}%{}", measured, 100 * o.not_ruled_out, stalls);
 }
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <limits>
 #include <span>
 #include <string>
 #include <vector>
@@ -66,6 +67,40 @@ inline bool is_significant(Verdict v) { return v == Verdict::slower || v == Verd
 // runs (`dlcbench compare`: "difference", B relative to A).
 enum class ComparisonWording { overhead, difference };
 
+// What a comparison's figure is, for its words: a time per operation
+// (s/batch, s/launch; above 1 is slower) or a rate (events/s, GFLOP/s),
+// whose statistics stay over seconds per unit while its words speak of the
+// rate, in the user's unit.
+struct FigureTerms {
+  bool rate = false;
+  std::string unit;  // "s/batch", "events/s"; "" where the words need none
+};
+
+// The one figure a comparison is reported by, chosen once here and written
+// by every format (the verdict's words, the summaries, the HTML, the JSON,
+// `compare`): the estimate the verdict rests on, with its interval, as the
+// change of the case's own figure. The sign is the figure's: + is more of
+// it (for a time, slower; for a rate, more per second).
+struct Headline {
+  enum class Basis {
+    robust,  // Hodges-Lehmann, the verdict's estimate
+    means,   // the robust interval could not be bounded (too few rounds): the means' ratio and Fieller's interval
+    none,    // no interval on either: the robust estimate alone
+  };
+  Basis basis = Basis::none;
+  double time_ratio = 0;                       // subject / baseline, of seconds per operation
+  double time_low = std::numeric_limits<double>::quiet_NaN();  // its 95% CI; NaN: none
+  double time_high = std::numeric_limits<double>::quiet_NaN();
+  FigureTerms terms;
+  bool bounded() const;
+  double change() const;       // of the figure, as a share: -0.45 = 45% fewer events/s
+  double change_low() const;   // the interval's ends, in the same terms and order; NaN: none
+  double change_high() const;
+};
+const char* headline_basis_name(Headline::Basis basis);  // "robust", "means", "none"
+// A time ratio as the change of the figure: r - 1, or 1/r - 1 for a rate.
+double figure_change(double time_ratio, const FigureTerms& terms);
+
 // How often each side's runs were disturbed from outside
 // (analysis/disturbance.h), out of those that could be judged.
 struct DisturbanceRates {
@@ -80,6 +115,8 @@ struct DisturbanceRates {
 
 struct Overhead {
   std::string env;
+  FigureTerms terms;       // set before conclude(): the words' unit and direction
+  Headline headline;       // conclude()'s: what every format reports it by
   RobustRatio robust;      // the verdict's: Hodges-Lehmann, paired by round where it can be
   RatioEstimate estimate;  // env mean / baseline mean, Fieller CI, Welch's t-test: shown beside it
   double margin = kDefaultEquivalenceMargin;  // of the equivalence verdict
@@ -115,7 +152,7 @@ void conclude(Overhead& o, ComparisonWording wording);
 // The comparison of `subject` with `baseline`: both estimates, their
 // intervals and tests, the verdict and its words.
 Overhead compare_figures(const std::string& env, RunFigures subject, RunFigures baseline, ComparisonWording wording,
-                         double margin = kDefaultEquivalenceMargin);
+                         double margin = kDefaultEquivalenceMargin, const FigureTerms& terms = {});
 
 // "slower by 3.1% (95% CI +1.2% .. +5.0%; mean +3.4%, 95% CI ...)",
 // "no overhead above 2% (equivalence at 95%: CI -0.8% .. +1.1%; mean ...)",
@@ -129,8 +166,14 @@ std::string short_verdict_words(const Overhead& o, ComparisonWording wording);
 std::string added_time_words(const Overhead& o, const std::string& per);
 // "95% CI -1.2% .. +0.8%", "95% CI unbounded", "95% CI includes ratios <= 0
 // .. +203.4%", "no 95% CI": never a bound no ratio of times can have.
-std::string ratio_interval_words(const RatioEstimate& r);
+std::string ratio_interval_words(const RatioEstimate& r, const FigureTerms& terms = {});
 // "95% CI +1.2% .. +5.0%", "no 95% CI (too few runs)".
-std::string robust_interval_words(const RobustRatio& r);
+std::string robust_interval_words(const RobustRatio& r, const FigureTerms& terms = {});
+// "95% CI -48.0% .. -42.1%": the headline's interval as changes of the figure.
+std::string headline_interval_words(const Headline& h);
+// The headline a comparison is reported by: the robust estimate where its
+// interval is bounded, else the means' where theirs is, else the robust
+// estimate without an interval.
+Headline headline_of(const RobustRatio& robust, const RatioEstimate& mean, const FigureTerms& terms);
 
 }  // namespace dlcbench

@@ -5,11 +5,20 @@
 #include <fmt/format.h>
 
 #include "report/json_report.h"
+#include "report/report_model.h"
 
 namespace dlcbench {
 namespace {
 
-std::string compared_figure(double v) { return std::isfinite(v) ? fmt::format("{:.5f}", v) : "n/a"; }
+std::string compared_figure(double v) {
+  if (!std::isfinite(v)) return "n/a";
+  // Seconds to five places; a rate (thousands of events/s) to as many digits.
+  return std::fabs(v) >= 100 ? fmt::format("{:.1f}", v) : fmt::format("{:.5f}", v);
+}
+
+std::string compared_change(const Overhead& o) {
+  return std::isfinite(o.headline.time_ratio) ? fmt::format("{:+.1f}%", 100 * o.headline.change()) : "n/a";
+}
 
 nlohmann::json finite_or_null(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
 
@@ -25,15 +34,15 @@ nlohmann::json compared_runs_json(const EnvironmentStats& e) {
 }  // namespace
 
 std::string render_comparison(const Comparison& c) {
-  std::string out = fmt::format("A = {}\nB = {}\nB relative to A, per case and environment (B/A: Hodges-Lehmann ratio of run "
-                                "values with the exact Mann-Whitney 95% CI; the means' ratio with Fieller's "
-                                "CI beside it; + is slower)\n\n",
-                                c.run_a, c.run_b);
+  std::string out = fmt::format("A = {}\nB = {}\nB relative to A, per case and environment, in each case's own "
+                                "unit (the change: Hodges-Lehmann over run values with the exact Mann-Whitney 95% "
+                                "CI; the means' with Fieller's CI beside it). {}\n\n",
+                                c.run_a, c.run_b, kChangeConvention);
   out += fmt::format("  {:<26} {:<12} {:>10} {:>10} {:<10} {:>8}  {}\n", "case", "env", "A mean", "B mean", "unit",
-                     "B/A", "verdict");
+                     "B vs A", "verdict");
   for (const auto& r : c.rows) {
-    out += fmt::format("  {:<26} {:<12} {:>10} {:>10} {:<10} {:>8.4f}  {}\n", r.case_id, r.env,
-                       compared_figure(r.a.runs.mean), compared_figure(r.b.runs.mean), r.unit, r.change.robust.ratio,
+    out += fmt::format("  {:<26} {:<12} {:>10} {:>10} {:<10} {:>8}  {}\n", r.case_id, r.env,
+                       compared_figure(r.a_figure), compared_figure(r.b_figure), r.unit, compared_change(r.change),
                        r.change.verdict_text);
     for (const auto& d : r.differences)
       out += fmt::format("      differs: {}: A has {}, B has {}\n", d.field, d.baseline_value, d.other_value);
@@ -44,15 +53,15 @@ std::string render_comparison(const Comparison& c) {
 }
 
 std::string render_comparison_markdown(const Comparison& c) {
-  std::string out = fmt::format("# B relative to A\n\n- A: `{}`\n- B: `{}`\n\nB/A is the Hodges-Lehmann ratio of run "
-                                "values with the exact Mann-Whitney 95% CI; above 1 is slower.\n\n",
-                                c.run_a, c.run_b);
-  out += "| case | env | A mean | B mean | unit | B/A (95% CI) | verdict |\n|---|---|---:|---:|---|---:|---|\n";
+  std::string out = fmt::format("# B relative to A\n\n- A: `{}`\n- B: `{}`\n\nMeans in each case's own unit; the "
+                                "change is the Hodges-Lehmann estimate over run values with the exact Mann-Whitney "
+                                "95% CI. {}\n\n",
+                                c.run_a, c.run_b, kChangeConvention);
+  out += "| case | env | A mean | B mean | unit | B vs A (95% CI) | verdict |\n|---|---|---:|---:|---|---:|---|\n";
   for (const auto& r : c.rows)
-    out += fmt::format("| {} | {} | {} | {} | {} | {:.4f} ({} .. {}) | {} |\n", r.case_id, r.env,
-                       compared_figure(r.a.runs.mean), compared_figure(r.b.runs.mean), r.unit, r.change.robust.ratio,
-                       compared_figure(r.change.robust.ci95_low), compared_figure(r.change.robust.ci95_high),
-                       r.change.verdict_text);
+    out += fmt::format("| {} | {} | {} | {} | {} | {} ({}) | {} |\n", r.case_id, r.env, compared_figure(r.a_figure),
+                       compared_figure(r.b_figure), r.unit, compared_change(r.change),
+                       headline_interval_words(r.change.headline), r.change.verdict_text);
   if (c.rows.empty()) out += "\nNo case and environment is in both runs.\n";
   bool differences = false;
   for (const auto& r : c.rows)
@@ -76,6 +85,8 @@ nlohmann::json comparison_json(const Comparison& c) {
     rows.push_back({{"case", r.case_id},
                     {"env", r.env},
                     {"unit", r.unit},
+                    {"a_figure", finite_or_null(r.a_figure)},
+                    {"b_figure", finite_or_null(r.b_figure)},
                     {"a", compared_runs_json(r.a)},
                     {"b", compared_runs_json(r.b)},
                     {"change", overhead_json(r.change)},

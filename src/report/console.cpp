@@ -56,13 +56,14 @@ std::string console_comparisons(const CaseSection& s) {
 std::string console_summary(const SummarySection& s, const std::string& baseline) {
   if (!s.has_cases) return "";
   const std::string what =
-      s.kind == CaseKind::startup ? fmt::format("s/start (mean of runs), and vs {} in percent", baseline)
-      : s.kind == CaseKind::micro
-          ? fmt::format("micro-benchmarks in their units (mean of runs), and the change in time per operation vs {} in "
-                        "percent (+ is slower)",
-                        baseline)
-          : fmt::format("s/batch (mean of runs), and vs {} in percent", baseline);
-  return fmt::format("\nSummary: {}; * = significant (the verdict's 95% CI excludes 1)\n", what) +
+      s.kind == CaseKind::startup   ? fmt::format("s/start (mean of runs), and vs {} in percent", baseline)
+      : s.kind == CaseKind::micro   ? fmt::format("micro-benchmarks in their units (mean of runs), and vs {} in percent",
+                                                  baseline)
+      : s.kind == CaseKind::command ? fmt::format("your commands in their units (mean of runs), and vs {} in percent",
+                                                  baseline)
+                                    : fmt::format("s/batch (mean of runs), and vs {} in percent", baseline);
+  return fmt::format("\nSummary: {}; * = significant (the verdict's 95% CI excludes 1). {}\n", what,
+                     kChangeConvention) +
          console_table(s.console);
 }
 

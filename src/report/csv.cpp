@@ -37,6 +37,29 @@ std::string figure_cell(const MicroWorkloadInfo* micro, const nlohmann::json& re
   return std::isfinite(figure) ? fmt::format("{:.12g}", figure) : "";
 }
 
+// A user's command: its own unit (--metric-unit, "s/launch" for its run
+// time) and each sample's figure as the command printed it ("value"; the
+// seconds of a launch's run time).
+const nlohmann::json* command_metric(const nlohmann::json& c) {
+  const auto command = c.find("command");
+  if (command == c.end() || !command->is_object()) return nullptr;
+  const auto metric = command->find("metric");
+  return metric != command->end() && metric->is_object() ? &*metric : nullptr;
+}
+
+std::string command_unit(const nlohmann::json& c) {
+  const nlohmann::json* metric = command_metric(c);
+  return metric ? cell(*metric, "unit") : "";
+}
+
+std::string command_figure_cell(const nlohmann::json& c, const nlohmann::json& record) {
+  if (!command_metric(c)) return "";
+  for (const char* key : {"value", "seconds"})
+    if (const auto v = record.find(key); v != record.end() && v->is_number() && std::isfinite(v->get<double>()))
+      return fmt::format("{:.12g}", v->get<double>());
+  return "";
+}
+
 }  // namespace
 
 const std::vector<std::string>& samples_csv_columns() {
@@ -95,8 +118,8 @@ void write_samples_csv(std::ostream& out, const Manifest& manifest, const std::v
                                   cell(r, "loss"),
                                   cell(r, "read_seconds"),
                                   micro ? cell(r, "work") : "",
-                                  micro ? micro->unit(c.value("variant", std::string())) : "",
-                                  figure_cell(micro, r)};
+                                  micro ? micro->unit(c.value("variant", std::string())) : command_unit(c),
+                                  micro ? figure_cell(micro, r) : command_figure_cell(c, r)};
     for (std::size_t i = 0; i < std::size(fields); ++i) out << (i ? "," : "") << csv_field(fields[i]);
     out << "\n";
   }

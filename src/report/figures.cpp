@@ -8,9 +8,11 @@ namespace dlcbench {
 
 std::string format_seconds(double v) { return std::isfinite(v) ? fmt::format("{:.5f}", v) : "n/a"; }
 
-std::string format_percent_change(double ratio) {
-  if (!std::isfinite(ratio)) return "n/a";
-  const double percent = 100 * (ratio - 1);
+std::string format_percent_change(double ratio) { return format_change(ratio - 1); }
+
+std::string format_change(double share) {
+  if (!std::isfinite(share)) return "n/a";
+  const double percent = 100 * share;
   return std::fabs(percent) < 0.05 ? "+0.0%" : fmt::format("{:+.1f}%", percent);  // never "-0.0%"
 }
 

@@ -13,6 +13,7 @@ namespace dlcbench {
 
 std::string format_seconds(double v);             // "0.21667"
 std::string format_percent_change(double ratio);  // ratio 1.031 -> "+3.1%", never "-0.0%"
+std::string format_change(double share);          // 0.031 -> "+3.1%", never "-0.0%"
 std::string format_mean_ci(const Summary& s);     // "0.21667 (0.21126 .. 0.22209)"
 std::string format_cv(const Summary& s);          // "4.5%", "n/a" for fewer than two values
 

@@ -145,6 +145,15 @@ nlohmann::json overhead_json(const Overhead& o) {
   j["verdict"] = o.verdict_text;
   j["judgement"] = verdict_name(o.verdict);
   j["significant"] = is_significant(o.verdict);
+  // What every format reports the comparison by: the change of the case's
+  // own figure (+ is more of it; a rate's fewer per second is -).
+  j["headline"] = {{"basis", headline_basis_name(o.headline.basis)},
+                   {"unit", o.headline.terms.unit},
+                   {"rate", o.headline.terms.rate},
+                   {"time_ratio", number(o.headline.time_ratio)},
+                   {"change_percent", number(100 * o.headline.change())},
+                   {"change_percent_ci95_low", number(100 * o.headline.change_low())},
+                   {"change_percent_ci95_high", number(100 * o.headline.change_high())}};
   // The verdict's estimate; the fields above are the mean's, shown beside it.
   j["robust"] = {{"estimand", o.robust.paired ? "Hodges-Lehmann ratio of run values, paired by round (Wilcoxon "
                                                 "signed-rank interval)"

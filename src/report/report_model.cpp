@@ -43,7 +43,9 @@ std::string command_line(const Manifest& manifest) {
 std::string comparison_headline(const CaseAnalysis& c, const Overhead& o, const std::string& baseline) {
   if (!o.compared)
     return fmt::format("{} vs {}: NOT COMPARED, the environments did not run like for like:", o.env, baseline);
-  const std::string ratio = std::isfinite(o.robust.ratio) ? fmt::format("{:.4f}", o.robust.ratio) : "n/a";
+  // The headline's, as every format shows it (of the means where too few rounds bound the robust one).
+  const std::string ratio =
+      std::isfinite(o.headline.time_ratio) ? fmt::format("{:.4f}", o.headline.time_ratio) : "n/a";
   return fmt::format("{} vs {}: {}{} {}, {}  [{}{}; mean: Fieller CI, Welch p = {}]{}",
                      o.env, baseline, c.startup ? added_time_words(o, "start") + ", " : "", ratio_label(c), ratio,
                      o.verdict_text,

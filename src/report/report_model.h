@@ -34,6 +34,11 @@ const char* kind_slug(CaseKind kind);
 // "training", "micro-benchmarks", "container start-up": for headings.
 const char* kind_name(CaseKind kind);
 
+// The one sign convention of every percentage a report shows, said with it.
+inline constexpr const char* kChangeConvention =
+    "A percentage is the change of the case's own figure: + is more of it (for a time, slower; for a rate such as "
+    "GFLOP/s or events/s, more per second).";
+
 // ---- Tables --------------------------------------------------------------------
 
 // What a cell is beyond its text, for a format that can show it (HTML marks

@@ -33,10 +33,16 @@ const Overhead* find_overhead(const CaseAnalysis& c, const std::string& env) {
 
 // The verdict's figure and interval, then the mean's: "+3.1% (95% CI +1.2%
 // .. +5.0%); mean +3.4% (95% CI +0.9% .. +6.0%)", or "not compared".
+// Both as changes of the case's own figure (a rate's: fewer per second is
+// -), the first the headline every format shows (analysis/overhead.h).
 std::vector<Phrase> overhead_phrases(const Overhead& o) {
   if (!o.compared) return {{"", "not compared"}};
-  return {{"", fmt::format("{} ({})", format_percent_change(o.robust.ratio), robust_interval_words(o.robust))},
-          {"; ", fmt::format("mean {} ({})", format_percent_change(o.estimate.ratio), ratio_interval_words(o.estimate))}};
+  // Where too few rounds bound the robust interval, the headline is the
+  // means': the first figure is then the mean's, beside "no 95% CI".
+  const FigureTerms& t = o.headline.terms;
+  return {{"", fmt::format("{} ({})", format_change(o.headline.change()), robust_interval_words(o.robust, t))},
+          {"; ", fmt::format("mean {} ({})", format_change(figure_change(o.estimate.ratio, t)),
+                             ratio_interval_words(o.estimate, t))}};
 }
 
 Cell overhead_cell(const Overhead& o) { return phrases_cell(overhead_phrases(o)); }
@@ -50,7 +56,7 @@ Cell verdict_cell(const Overhead& o) {
 
 // "+3.1%*" for the paper-style tables: the change, "*" where significant.
 std::string percent_mark(const Overhead& o) {
-  return fmt::format("{:+.1f}%{}", 100 * (o.robust.ratio - 1), is_significant(o.verdict) ? "*" : "");
+  return fmt::format("{}{}", format_change(o.headline.change()), is_significant(o.verdict) ? "*" : "");
 }
 
 // Environments of the cases of one kind, in the plan's order.
@@ -221,18 +227,18 @@ Table summary_table(const Analysis& analysis, CaseKind kind) {
   // past a page's width at four runtimes.
   Table t;
   t.header = {"case", "environment",
-              kind == CaseKind::micro     ? std::string("mean (95% CI)")
-              : kind == CaseKind::startup ? std::string("mean s/start (95% CI)")
-                                          : std::string("mean s/batch (95% CI)"),
-              fmt::format("{} vs {} (95% CI)", kind == CaseKind::micro ? "time per operation" : "overhead",
-                          analysis.baseline),
-              "verdict"};
+              kind == CaseKind::micro || kind == CaseKind::command ? std::string("mean, in the case's unit (95% CI)")
+              : kind == CaseKind::startup                          ? std::string("mean s/start (95% CI)")
+                                                                   : std::string("mean s/batch (95% CI)"),
+              fmt::format("change vs {} (95% CI)", analysis.baseline), "verdict"};
   t.numeric = {false, false, true, true, false};
   for (const auto& c : analysis.cases) {
     if (kind_of(c) != kind) continue;
     bool first = true;
     for (const auto& e : c.envs) {
-      std::vector<Cell> row = {first ? c.case_id : "", e.env, format_case_mean_ci(c, e.runs)};
+      // A command's unit is its own (a rate's cell names it already).
+      const std::string label = c.command && !c.micro ? fmt::format("{} ({})", c.case_id, c.unit) : c.case_id;
+      std::vector<Cell> row = {first ? label : "", e.env, format_case_mean_ci(c, e.runs)};
       first = false;
       for (auto& cell : comparison_cells(analysis, c, e)) row.push_back(std::move(cell));
       t.rows.push_back(std::move(row));
@@ -252,7 +258,7 @@ Table console_summary_table(const Analysis& analysis, CaseKind kind) {
   t.pad_last = true;
   for (const auto& c : analysis.cases) {
     if (kind_of(c) != kind) continue;
-    std::vector<Cell> row{c.micro ? fmt::format("{} ({})", c.case_id, c.figure_unit) : c.case_id};
+    std::vector<Cell> row{c.micro || c.command ? fmt::format("{} ({})", c.case_id, figure_terms(c).unit) : c.case_id};
     for (const auto& name : envs) {
       std::string cell = "n/a";
       if (const EnvironmentStats* e = find_environment(c, name); e && e->runs.n) {

@@ -23,6 +23,7 @@
 #include "report/figures.h"
 #include "report/report_model.h"
 #include "report/svg.h"
+#include "workloads/command_metric.h"
 
 namespace dlcbench {
 namespace {
@@ -253,7 +254,7 @@ TEST(MarkdownReport, SummaryHasARowPerCaseAndEnvironment) {
   const auto rows = table_rows(section(md, "Summary: training"));
   ASSERT_EQ(rows.size(), 5u);  // header, and two environments of two cases
   EXPECT_EQ(cells(rows[0]), (std::vector<std::string>{"case", "environment", "mean s/batch (95% CI)",
-                                                      "overhead vs host (95% CI)", "verdict"}));
+                                                      "change vs host (95% CI)", "verdict"}));
   EXPECT_EQ(cells(rows[1])[0], kFcn);
   EXPECT_EQ(cells(rows[1])[1], "host");
   EXPECT_EQ(cells(rows[1])[3], "baseline");
@@ -434,6 +435,37 @@ TEST(SamplesCsv, HasAHeaderAndOneRowPerSample) {
             "20261130-121703-07e3,alexnet/torch/cpu/b64,alexnet,torch,cpu,64,disk,\"docker:cpuset=0,1\",2,measured,3,"
             "0.125,1.5,0.001,,,");
   EXPECT_EQ(lines[4], "20261130-121703-07e3,startup,startup,none,cpu,0,memory,docker,1,measured,0,0.5,,,,,");
+}
+
+// A user's command that prints a rate: sysbench's events per second.
+CaseSpec sysbench_events_per_second() {
+  CaseSpec spec;
+  spec.workload = kCommandWorkload;
+  spec.command.name = "sysbench";
+  spec.command.argv = {"sysbench", "cpu", "run"};
+  spec.command.metric = parse_metric("events per second: *([0-9.]+)", "events/s", true);
+  return spec;
+}
+
+TEST(SamplesCsv, ACommandsSamplesCarryItsOwnUnitAndFigure) {
+  // Issue 35 item 1: a command's figure and figure_unit were empty.
+  const CaseSpec rate = sysbench_events_per_second();
+  CaseSpec timed = rate;
+  timed.command.name = "true";
+  timed.command.argv = {"/bin/true"};
+  timed.command.metric = MetricSpec{};
+  json m = manifest();
+  m["plan"]["cases"] = json::array({json(rate), json(timed)});
+  std::ostringstream out;
+  write_samples_csv(out, m,
+                    {{{"type", "sample"}, {"case", rate.id()}, {"env", "host"}, {"round", 1}, {"phase", "measured"},
+                      {"iter", 0}, {"seconds", 1 / 3869.8}, {"value", 3869.8}, {"work", 1.0}},
+                     {{"type", "sample"}, {"case", timed.id()}, {"env", "host"}, {"round", 1}, {"phase", "measured"},
+                      {"iter", 0}, {"seconds", 0.0009}}});
+  const auto lines = lines_of(out.str());
+  ASSERT_EQ(lines.size(), 3u);
+  EXPECT_TRUE(lines[1].ends_with(",events/s,3869.8")) << lines[1];
+  EXPECT_TRUE(lines[2].ends_with(",s/launch,0.0009")) << lines[2];
 }
 
 TEST(SamplesCsv, QuotesAsRfc4180Says) {
@@ -831,8 +863,8 @@ TEST(MicroReport, MarkdownHasAMicroBenchmarkSectionInTheFiguresUnits) {
   for (const auto& row : table_rows(section(md, "Summary: training"))) EXPECT_THAT(row, Not(HasSubstr("gemm")));
   const auto rows = table_rows(section(md, "Summary: micro-benchmarks"));
   ASSERT_EQ(rows.size(), 5u);  // header, gemm's and io-lat's two environments
-  EXPECT_EQ(cells(rows[0]), (std::vector<std::string>{"case", "environment", "mean (95% CI)",
-                                                      "time per operation vs host (95% CI)", "verdict"}));
+  EXPECT_EQ(cells(rows[0]), (std::vector<std::string>{"case", "environment", "mean, in the case's unit (95% CI)",
+                                                      "change vs host (95% CI)", "verdict"}));
   EXPECT_EQ(cells(rows[1])[0], kGemm);
   EXPECT_EQ(cells(rows[1])[2], gemm_cell(a.cases[1].envs[0].runs));
   EXPECT_EQ(cells(rows[2])[2], gemm_cell(a.cases[1].envs[1].runs));
@@ -1062,6 +1094,56 @@ TEST(MicroReport, LittleDataShowsNotANumber) {
   EXPECT_THAT(svg_bar_chart(a.cases[0], "x"), HasSubstr("podman: no run finished (2 failed launches)"));
 }
 
+// Issue 35 items 1 and 4: sysbench's events/s, docker at 2126.9 against the
+// host's 3869.8, read "2126.9 +82.7%*" under an s/batch header and "ratio
+// 1.8266, slower by 81.9%": seconds per event, in two estimates. One
+// headline, in the user's unit and sign, is now every format's.
+TEST(Headline, ARateIsReportedInItsOwnUnitByOneFigureEverywhere) {
+  const CaseSpec spec = sysbench_events_per_second();
+  json m = manifest();
+  m["plan"]["cases"] = json::array({json(spec)});
+  std::vector<json> records;
+  const std::map<std::string, std::vector<double>> rates = {
+      {"host", {3869.8, 3901.2, 3850.4, 3877.0, 3860.1, 3889.5}},
+      {"docker", {2126.9, 2140.3, 2119.8, 2131.2, 2124.4, 2135.0}}};
+  for (int round = 1; round <= 6; ++round)
+    for (const auto& [env, r] : rates) {
+      const double rate = r[static_cast<std::size_t>(round - 1)];
+      records.push_back({{"type", "sample"}, {"case", spec.id()}, {"env", env}, {"round", round}, {"phase", "measured"},
+                         {"iter", 0}, {"seconds", 1 / rate}, {"value", rate}, {"work", 1.0}});
+      records.push_back({{"type", "launch"}, {"case", spec.id()}, {"env", env}, {"round", round}, {"ok", true}});
+    }
+  const Analysis a = analyze(m, records);
+  ASSERT_EQ(a.cases.size(), 1u);
+  ASSERT_EQ(a.cases[0].overheads.size(), 1u);
+  const Overhead& o = a.cases[0].overheads[0];
+  EXPECT_EQ(o.verdict, Verdict::slower);
+  EXPECT_EQ(o.headline.terms.unit, "events/s");
+  EXPECT_NEAR(o.headline.change(), 2130.0 / 3875.0 - 1, 0.01);  // about 45% fewer events/s
+  EXPECT_LT(o.headline.change_low(), o.headline.change());
+  EXPECT_GT(o.headline.change_high(), o.headline.change());
+  const std::string fewer = fmt::format("{:.1f}% fewer events/s", -100 * o.headline.change());
+  EXPECT_EQ(short_verdict_words(o, ComparisonWording::overhead), fewer);
+  EXPECT_THAT(o.verdict_text, HasSubstr(fewer + " (95% CI -"));
+  EXPECT_THAT(o.verdict_text, Not(HasSubstr("slower")));
+  // The same figure in the console's summary, the comparison's line, the
+  // Markdown table and the JSON.
+  const std::string mark = fmt::format("{:+.1f}%*", 100 * o.headline.change());
+  const std::string console = render_console(a);
+  EXPECT_THAT(console, HasSubstr(mark));
+  EXPECT_THAT(console, HasSubstr(fmt::format("ratio {:.4f}", o.headline.time_ratio)));
+  EXPECT_THAT(console, HasSubstr("A percentage is the change of the case's own figure"));
+  EXPECT_THAT(console, Not(HasSubstr("s/batch")));
+  const std::string md = render_markdown(a, m);
+  EXPECT_THAT(md, HasSubstr(fmt::format("{:+.1f}% (95% CI", 100 * o.headline.change())));
+  EXPECT_THAT(md, HasSubstr("events/s"));
+  const json j = analysis_json(a, m)["cases"][0]["overheads"][0]["headline"];
+  EXPECT_EQ(j["unit"], "events/s");
+  EXPECT_TRUE(j["rate"].get<bool>());
+  EXPECT_EQ(j["basis"], "robust");
+  EXPECT_NEAR(j["change_percent"].get<double>(), 100 * o.headline.change(), 1e-9);
+}
+
 TEST(MicroReport, RendersWhatAnalyzeMakesOfTheRecords) {
   json m = manifest();
   m["plan"]["cases"] = json::array({{{"id", kGemm}, {"workload", "gemm"}, {"backend", "none"}, {"device", "cpu"},
@@ -1085,8 +1167,8 @@ TEST(MicroReport, RendersWhatAnalyzeMakesOfTheRecords) {
   const std::string cell = format_case_mean_ci(a.cases[0], a.cases[0].envs[0].runs);
   EXPECT_EQ(cell, gemm_cell(a.cases[0].envs[0].runs));
   EXPECT_EQ(cell.rfind(fmt::format("{:.1f} GFLOP/s (", kGemmWork / 0.45 / 1e9), 0), 0u);
-  // The change is the verdict's, paired by round: +11.5% (the means' is +11.1%).
-  EXPECT_THAT(render_console(a), HasSubstr("  gemm/sgemm/n4096 (GFLOP/s)  305.4  274.9 +11.5%\n"));
+  // The change is the headline's, in GFLOP/s: with 3 rounds the means' (+11.1% in time per operation).
+  EXPECT_THAT(render_console(a), HasSubstr("  gemm/sgemm/n4096 (GFLOP/s)  305.4  274.9 -10.0%\n"));
   EXPECT_THAT(render_markdown(a, m), HasSubstr(cell));
   EXPECT_THAT(render_html(a, m), HasSubstr(cell));
 }
