@@ -16,9 +16,7 @@
 //
 //   startup_vs_hyperfine [--runs N] [--starts M] [--runtimes runc,docker]
 //
-// hyperfine 1.15 (Debian's) takes its command as one string and splits it
-// into arguments itself (shell-words rules, no shell runs it with -N): each
-// argument is quoted for that split, never given to a shell.
+// hyperfine's command is quoted as bench/hyperfine_reference.h says.
 #include <unistd.h>
 
 #include <algorithm>
@@ -36,6 +34,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/companion_programs.h"
+#include "hyperfine_reference.h"
 #include "core/process.h"
 #include "core/scratch_dir.h"
 #include "core/statistics.h"
@@ -61,34 +60,6 @@ struct Starts {
   std::vector<std::string> hyperfine_command;  // the argument vector hyperfine was given
 };
 
-void run_or_throw(const std::vector<std::string>& argv) {
-  auto c = capture_output(argv, 3600);
-  if (!c.result.ok())
-    throw std::runtime_error(fmt::format("{} {}\n{}", argv[0], c.result.describe(), c.result.stderr_tail));
-}
-
-// One argument as hyperfine's shell-words split reads it back unchanged.
-std::string quoted_for_hyperfine(const std::string& argument) {
-  const bool plain = !argument.empty() && std::all_of(argument.begin(), argument.end(), [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) || std::string_view("/._-=:,+@%").find(c) != std::string_view::npos;
-  });
-  if (plain) return argument;
-  std::string out = "'";
-  for (char c : argument) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
-// `hyperfine -N` on the command: the time of each start, in seconds.
-std::vector<double> hyperfine_starts(const std::vector<std::string>& command, int starts, const fs::path& json_file) {
-  std::vector<std::string> quoted;
-  for (const auto& argument : command) quoted.push_back(quoted_for_hyperfine(argument));
-  run_or_throw({"hyperfine", "-N", "--style", "none", "--warmup", "3", "--runs", std::to_string(starts),
-                "--export-json", json_file.string(), fmt::format("{}", fmt::join(quoted, " "))});
-  std::ifstream in(json_file);
-  const auto j = nlohmann::json::parse(in);
-  return j.at("results").at(0).at("times").get<std::vector<double>>();
-}
-
 // One `dlcbench run` of the startup workload in every environment: the
 // measured starts by environment, and its manifest.
 std::pair<std::map<std::string, std::vector<double>>, nlohmann::json> dlcbench_starts(
@@ -98,7 +69,7 @@ std::pair<std::map<std::string, std::vector<double>>, nlohmann::json> dlcbench_s
                                    "--runs",        "1",        "--starts",    std::to_string(starts),
                                    "--out",         out.string()};
   if (keep_images) argv.push_back("--keep-images");
-  run_or_throw(argv);
+  bench::run_or_throw(argv);
   std::vector<fs::path> runs;
   for (const auto& entry : fs::directory_iterator(out))
     if (entry.is_directory()) runs.push_back(entry.path());
@@ -236,7 +207,7 @@ int measure(int argc, char** argv) {
     auto measure_hyperfine = [&] {
       for (const auto& env : envs) {
         auto& one = starts[env];
-        const auto times = hyperfine_starts(one.hyperfine_command, s.starts, scratch.path() / (env + ".json"));
+        const auto times = bench::hyperfine_times(one.hyperfine_command, s.starts, scratch.path() / (env + ".json"));
         one.hyperfine.insert(one.hyperfine.end(), times.begin(), times.end());
       }
     };

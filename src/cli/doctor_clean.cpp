@@ -51,16 +51,18 @@ int clean_run_leftovers() {
       std::cout << fmt::format("run {} is going on: left alone ({} of its own)\n", run_id, what.size());
       continue;
     }
-    if (liveness == RunLiveness::unmarked && others) {
-      std::cout << fmt::format("run {} left {} but is not marked as live or ended (a dlcbench older than this one?), "
-                               "and another dlcbench runs now: left alone; run `dlcbench doctor --clean` again "
-                               "when no other dlcbench runs\n",
-                               run_id, fmt::join(what, ", "));
+    if (liveness == RunLiveness::unmarked) {
+      // No mark in this $TMPDIR: a run of an older dlcbench, or of one with
+      // another $TMPDIR, which may be going on. Only what it is can tell.
+      std::cout << fmt::format("run {} has {} but no mark of a live or ended run in {}{}: left alone (a dlcbench "
+                               "older than this one, or one with another $TMPDIR, may be running it); remove them "
+                               "by hand once it is not\n",
+                               run_id, fmt::join(what, ", "), live_runs_folder().string(),
+                               others ? ", and another dlcbench runs now" : "");
       continue;
     }
     const auto removed = remove_run_leftovers(run_id, self_exe, problems);
-    std::cout << fmt::format("run {} ({}): removed {}\n", run_id,
-                             liveness == RunLiveness::ended ? "killed, or ended without cleaning up" : "not running",
+    std::cout << fmt::format("run {} ({}): removed {}\n", run_id, "killed, or ended without cleaning up",
                              removed.empty() ? std::string("nothing (already gone)") : fmt::format("{}", fmt::join(removed, ", ")));
     std::error_code error;
     fs::remove(live_runs_folder() / (run_id + ".lock"), error);

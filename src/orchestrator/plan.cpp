@@ -36,6 +36,10 @@ std::vector<std::string> split_workload_list(const std::string& text) {
   return items;
 }
 
+std::string launch_data(const Plan& plan, const CaseSpec& spec) {
+  return spec.micro() ? std::string(kSyntheticData) : plan.data;
+}
+
 std::vector<CaseSpec> expand_cases(const PlanRequest& request) {
   if (request.workloads.empty() && !request.command)
     throw UsageError(fmt::format("no workload given: valid workloads are {}", fmt::join(workload_names(), ", ")));

@@ -82,6 +82,11 @@ inline constexpr int kTrainingIters = 20;
 // the valid ones).
 std::vector<CaseSpec> expand_cases(const PlanRequest& request);
 
+// The data folder a launch of `spec` gets: the plan's for a case that reads
+// a data set, none ("synthetic") for a micro-benchmark, which reads none (a
+// default data folder never fetched would otherwise fail Charliecloud's bind).
+std::string launch_data(const Plan& plan, const CaseSpec& spec);
+
 // Splits "a,b,c" and drops empty items.
 std::vector<std::string> split_list(const std::string& text);
 // The value of --workloads: "fcn5,io-seq:size=1g,block=4m,stream/triad". A

@@ -78,7 +78,7 @@ PreflightResult run_preflight(const Plan& plan, std::vector<ScheduledEnvironment
     if (!env.unavailable.empty()) continue;
     auto args = training->worker_args();
     args.push_back("--fingerprint-only");
-    WorkerLaunch launch{WorkerLaunch::Program::worker, args, plan.data, options.worker_env, "",
+    WorkerLaunch launch{WorkerLaunch::Program::worker, args, launch_data(plan, *training), options.worker_env, "",
                         training->device == "gpu"};
     const std::string instance = fmt::format("dlcbench-{}-preflight-{}", options.run_id, fingerprints.size() + out.failures.size());
     const LaunchCommand command = env.environment->command(launch, instance);

@@ -98,7 +98,7 @@ LaunchOutcome run_worker(const Plan& plan, const CaseSpec& spec, ScheduledEnviro
   out.instance = instance;
   std::vector<std::string> args = spec.worker_args();
   if (plan.hold_samples) args.push_back("--hold-samples");
-  WorkerLaunch launch{WorkerLaunch::Program::worker, std::move(args), plan.data, options.worker_env,
+  WorkerLaunch launch{WorkerLaunch::Program::worker, std::move(args), launch_data(plan, spec), options.worker_env,
                       spec.io_target, spec.device == "gpu"};
   const LaunchCommand command = env.environment->command(launch, instance);
   const ProcessSpec process = command.process(plan.case_timeout_seconds, options.cancel);

@@ -51,6 +51,7 @@ struct OptionRow {
   // What a refusal's message must contain: the option's name, or for a
   // positional the value or the word for it.
   std::string named_as;
+  std::vector<std::pair<std::string, std::string>> env{};  // of the accepted use
 };
 
 std::vector<std::string> with_value(const OptionRow& row, const std::string& value, bool bare = false) {
@@ -203,8 +204,9 @@ std::vector<OptionRow> option_table(const Fixture& f) {
           "my-run_1.0");
   run_row("--run-folder", {empty, "relative/run"}, "empty, relative folders", (f.out / "named").string());
   run_row("--cgroup-parent", {empty, "relative"}, "empty, not starting with /", "/dlcbench-node-x");
-  for (const char* flag : {"--keep-images", "--allow-mismatch", "--dry-run", "--pin-threads", "--no-pin-threads",
-                           "--hold-samples", "--no-hold-samples", "--slurm", "--shared-folder", "--take-turns"}) {
+  for (const char* flag : {"--keep-images", "--keep-going", "--allow-mismatch", "--dry-run", "--pin-threads",
+                           "--no-pin-threads", "--hold-samples", "--no-hold-samples", "--slurm", "--shared-folder",
+                           "--take-turns"}) {
     run_row(flag, {"maybe"}, "values other than true, false or a count", "");
     rows.back().flag = true;
     // CLI11 names a negated flag by its positive name ("--pin-threads = maybe").
@@ -309,6 +311,11 @@ std::vector<OptionRow> option_table(const Fixture& f) {
   // Doctor exits 1 where an installed runtime cannot start containers.
   rows.push_back({"--json", {"doctor"}, true, false, {"maybe"}, "values other than true, false or a count", "", -1, "",
                   "--json"});
+  std::filesystem::create_directories(f.dir / "clean-tmp");
+  // --clean removes what ended runs left: in a $TMPDIR of its own it finds
+  // no mark of this machine's runs, so it removes none of theirs.
+  rows.push_back({"--clean", {"doctor"}, true, false, {"maybe"}, "values other than true, false or a count", "", 0, "",
+                  "--clean", {{"TMPDIR", (f.dir / "clean-tmp").string()}}});
   return rows;
 }
 
@@ -364,7 +371,7 @@ TEST_F(CliOptions, TheBoundaryValueOfEveryOptionIsAccepted) {
     std::vector<std::string> args = with_value(row, row.accepted, row.flag);
     if (args.front() == "run" && row.option != "--resume") args.push_back("--dry-run");
     if (row.option == "--dry-run") args.pop_back();
-    const auto r = run_dlcbench(args, {}, 300);
+    const auto r = run_dlcbench(args, row.env, 300);
     const std::string shown = fmt::format("dlcbench {}", fmt::join(args, " "));
     if (row.accepted_exit >= 0) {
       EXPECT_EQ(r.exit_code, row.accepted_exit) << shown << "\n" << r.err;

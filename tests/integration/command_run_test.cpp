@@ -309,5 +309,33 @@ TEST(CommandLeftovers, WhatACommandLeavesRunningIsEndedNamedAndNotTimed) {
   }
 }
 
+// Issue 35 item 2: sysbench, one figure as it ends, showed "busy CPUs 19.9"
+// on 2 CPUs, "threads at work 0.0" and 0.28 ms of wall time "per batch":
+// its measured phase is what follows that line. Such a tool's counters are
+// n/a, with the reason; and no CPU time is ever negative.
+TEST(CommandCounters, ASingleFigureToolsCountersAreNaWithTheReason) {
+  testing::TempDir out;
+  const auto r = testing::run_dlcbench(
+      {"run", "--envs", "host,host", "--runs", "2", "--warmup", "0", "--metric", "events per second: *([0-9.]+)",
+       "--higher-is-better", "--metric-unit", "events/s", "--out", out.path().string(), "--", "/bin/sh", "-c",
+       "i=0; while [ $i -lt 3000 ]; do i=$((i+1)); done; echo 'events per second: 123.4'"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto dir = testing::only_run_dir(out.path());
+  for (const auto& rec : testing::read_records(dir)) {
+    if (rec.value("type", "") != "accounting" || !rec.contains("machine")) continue;
+    if (rec["machine"].contains("others_cpu_seconds")) {
+      EXPECT_GE(rec["machine"]["others_cpu_seconds"].get<double>(), 0.0) << rec["machine"].dump();
+    }
+  }
+  const auto report = testing::run_dlcbench({"report", dir.string(), "--format", "json"});
+  ASSERT_EQ(report.exit_code, 0) << report.err;
+  const json explanations = json::parse(report.out)["cases"][0]["explanations"];
+  ASSERT_FALSE(explanations.empty());
+  for (const auto& counter : explanations[0]["counters"]) {
+    ASSERT_TRUE(counter.contains("unavailable")) << counter.dump();
+    EXPECT_THAT(counter["unavailable"].get<std::string>(), HasSubstr("prints one figure as it ends")) << counter.dump();
+  }
+}
+
 }  // namespace
 }  // namespace dlcbench

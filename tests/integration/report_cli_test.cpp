@@ -239,7 +239,7 @@ TEST(Compare, NamesWhatOnlyOneRunHasAndWritesMarkdownAndJson) {
   EXPECT_THAT(console.out, HasSubstr(only_in_b));
   auto md = run_dlcbench({"compare", a.string(), b.string(), "--format", "md"});
   EXPECT_EQ(md.exit_code, 0) << md.err;
-  EXPECT_THAT(md.out, ::testing::AllOf(HasSubstr("| case | env | A mean | B mean | unit | B/A (95% CI) | verdict |"),
+  EXPECT_THAT(md.out, ::testing::AllOf(HasSubstr("| case | env | A mean | B mean | unit | B vs A (95% CI) | verdict |"),
                                        HasSubstr("| host#2 |"), HasSubstr(only_in_b)));
   auto js = run_dlcbench({"compare", a.string(), b.string(), "--format", "json"});
   ASSERT_EQ(js.exit_code, 0) << js.err;

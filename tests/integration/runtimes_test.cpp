@@ -118,11 +118,17 @@ TEST(Runc, ACpusetIsMeasuredWithTheThreadsItAllows) {
   EXPECT_THAT(r.out, Not(HasSubstr("not asked for")));
 }
 
-TEST(Runc, ARootfsWithoutDlcbenchIsAClearErrorAndTheHostStillRuns) {
+TEST(Runc, ARootfsWithoutDlcbenchIsAClearErrorAndWithKeepGoingTheHostStillRuns) {
   REQUIRE_RUNTIME("runc");
   testing::TempDir out;
   std::filesystem::create_directories(out / "empty-root");
-  auto r = testing::run_dlcbench(tiny_run("host,runc:rootfs=" + (out / "empty-root").string(), (out / "res").string()));
+  auto args = tiny_run("host,runc:rootfs=" + (out / "empty-root").string(), (out / "res").string());
+  auto refused = testing::run_dlcbench(args);
+  EXPECT_EQ(refused.exit_code, 2) << refused.err;
+  EXPECT_THAT(refused.err, HasSubstr("holds no /opt/dlcbench/bin/dlcbench"));
+  EXPECT_FALSE(std::filesystem::exists(out / "res"));
+  args.push_back("--keep-going");
+  auto r = testing::run_dlcbench(args);
   EXPECT_EQ(r.exit_code, 1) << r.err;
   EXPECT_THAT(r.err, HasSubstr("holds no /opt/dlcbench/bin/dlcbench"));
   EXPECT_EQ(testing::summarize_by_env(testing::read_records(testing::only_run_dir(out / "res"))).at("host").measured, 2);
