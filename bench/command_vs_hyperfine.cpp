@@ -6,10 +6,10 @@
 //
 //   /bin/true, sleep 0.01   the figure is the command's run time, start to
 //                           exit, as dlcbench-probe times it
-//   seq 1 2000000           with a --metric reading every one of its 2
-//                           million lines, against `sh -c 'seq 1 2000000 | cat'`
-//                           (a reader of the same output; sh's own start, about
-//                           a millisecond, is in the reference)
+//   seq 1 2000000           2 million lines and a last one with the figure,
+//                           under sh, with a --metric reading every line,
+//                           against the same piped to cat (a reader of the
+//                           same output)
 //
 // Beside them, each launch's whole wall time as dlcbench waits for it (the
 // probe's start, its reading of the surroundings and of the libraries): what
@@ -84,8 +84,10 @@ int main(int argc, char** argv) {
   const std::vector<Command> commands = {
       {"/bin/true", {}, {"/bin/true"}, {"/bin/true"}},
       {"sleep 0.01", {}, {"sleep", "0.01"}, {"sleep", "0.01"}},
-      {"seq 1 2000000", {"--metric", "^(2000000)$", "--metric-unit", "lines"}, {"seq", "1", "2000000"},
-       {"sh", "-c", "seq 1 2000000 | cat"}},
+      // A log of two million lines and one with the figure, as a training
+      // script prints: the metric reads all of them.
+      {"seq 1 2000000", {"--metric", "total ([0-9]+)", "--metric-unit", "lines"},
+       {"sh", "-c", "seq 1 2000000; echo total 2000000"}, {"sh", "-c", "seq 1 2000000 | cat; echo total 2000000"}},
   };
   ScratchDir scratch("command-vs-hyperfine");
   std::map<std::string, Times> by_command;

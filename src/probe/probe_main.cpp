@@ -32,6 +32,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -41,6 +42,7 @@
 #include <set>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <fmt/format.h>
@@ -258,9 +260,20 @@ class CommandRun {
       return exec_error == ENOENT ? 127 : 126;
     }
 
+    // The moment the command exits, taken by a thread that does nothing
+    // else: the loop below may be reading /proc or output just then, and
+    // would see the exit late. WNOWAIT leaves the command for reap().
+    std::atomic<double> exited_at{-1};
+    std::thread exit_watch([&exited_at, &since_start, child = g_child] {
+      siginfo_t info{};
+      while (waitid(P_PID, static_cast<id_t>(child), &info, WEXITED | WNOWAIT) != 0 && errno == EINTR) {
+      }
+      exited_at = since_start.seconds();
+    });
     read_until_exit(out_pipe[0], err_pipe[0], since_start);
+    exit_watch.join();
     // The command's own run, to its exit: not the time it took to end what it left.
-    const double wall = exit_seconds_ >= 0 ? exit_seconds_ : since_start.seconds();
+    const double wall = exited_at >= 0 ? exited_at.load() : exit_seconds_ >= 0 ? exit_seconds_ : since_start.seconds();
     if (!leftovers_.is_null()) emit(leftovers_);
     json record = accounting.finish(1);
     add_threads(record, times_at_split_, marked_ ? times_at_mark_ : thread_times_);
