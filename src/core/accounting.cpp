@@ -105,6 +105,19 @@ std::optional<FineMachineCpu> read_fine_machine_cpu(const std::filesystem::path&
   return std::nullopt;
 }
 
+std::optional<double> fine_busy_seconds(const std::optional<FineMachineCpu>& begin,
+                                        const std::optional<FineMachineCpu>& end, double busy_ticks_seconds,
+                                        double tick, double slack_seconds) {
+  if (!begin || !end || begin->source != end->source) return std::nullopt;
+  const double fine = end->busy_seconds - begin->busy_seconds;
+  if (fine < 0 || std::fabs(fine - busy_ticks_seconds) > 5 * tick + slack_seconds) return std::nullopt;
+  return fine;
+}
+
+double tick_rounding_seconds(double tick, int readings) {
+  return 2 * tick * std::sqrt(static_cast<double>(readings) / 12.0);
+}
+
 std::optional<PressureTotals> parse_pressure(std::string_view text) {
   std::optional<PressureTotals> out;
   std::istringstream in{std::string(text)};
@@ -541,14 +554,11 @@ nlohmann::json PhaseAccounting::record_between(const Snapshot& begin, const Snap
       // The root cgroup's microseconds where they agree with the ticks (see
       // orchestrator/outside_accounting.cpp): five fields truncated to a
       // tick at both ends make the ticks' busy time off by up to five.
-      double fine_busy = -1;
-      if (begin.fine_machine && end.fine_machine && begin.fine_machine->source == end.fine_machine->source) {
-        const double fine = end.fine_machine->busy_seconds - begin.fine_machine->busy_seconds;
-        if (fine >= 0 && std::fabs(fine - busy) <= 5 * tick + 0.001 * (end.wall - begin.wall)) fine_busy = fine;
-      }
-      const double rounding = fine_busy >= 0 ? 0.0 : 2 * tick * std::sqrt(10.0 / 12.0);
-      machine["busy_seconds"] = fine_busy >= 0 ? fine_busy : busy;
-      machine["busy_source"] = fine_busy >= 0 ? end.fine_machine->source : std::string("/proc/stat (clock ticks)");
+      const auto fine_busy = fine_busy_seconds(begin.fine_machine, end.fine_machine, busy, tick,
+                                               0.001 * (end.wall - begin.wall));
+      const double rounding = fine_busy ? 0.0 : tick_rounding_seconds(tick, 10);
+      machine["busy_seconds"] = fine_busy ? *fine_busy : busy;
+      machine["busy_source"] = fine_busy ? end.fine_machine->source : std::string("/proc/stat (clock ticks)");
       machine["steal_seconds"] = static_cast<double>(end.machine->steal - begin.machine->steal) * tick;
       // Everything else on the machine: its busy time less this process's
       // CPU time; below zero only by the readings' rounding, which is zero.

@@ -44,6 +44,16 @@ struct FineMachineCpu {
   std::string source;  // the file read
 };
 std::optional<FineMachineCpu> read_fine_machine_cpu(const std::filesystem::path& cgroup_root = "/sys/fs/cgroup");
+// The machine's busy seconds over a phase from the root cgroup's count
+// (`begin`, `end`) where it agrees with /proc/stat's (`busy_ticks_seconds`):
+// within the ticks' truncation (five fields, a tick each) plus `slack_seconds`.
+// nullopt where it disagrees (a cgroup namespace's root) or was not read.
+std::optional<double> fine_busy_seconds(const std::optional<FineMachineCpu>& begin,
+                                        const std::optional<FineMachineCpu>& end, double busy_ticks_seconds,
+                                        double tick, double slack_seconds);
+// What truncating `readings` values to a tick can add up to: two standard
+// deviations of their sum (each uniform over a tick, variance tick^2 / 12).
+double tick_rounding_seconds(double tick, int readings);
 // "usage_usec 123" among a cpu.stat file's lines, in seconds.
 std::optional<double> parse_cpu_stat_usage(std::string_view text);
 

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <charconv>
-#include <cmath>
 
 #include "core/memory.h"
 #include "core/timer.h"
@@ -221,21 +220,13 @@ nlohmann::json OutsideAccounting::finish(std::optional<double> worker_cpu_inside
     // The root cgroup's usage counts the same time in microseconds; where it
     // disagrees with the ticks by more than they can be off, it is not the
     // machine's (a cgroup namespace) and the ticks stand.
-    double busy = busy_ticks;
-    int busy_tick_readings = 10;
-    std::string source = "/proc/stat (clock ticks)";
-    if (fine_begin_ && fine_end && fine_end->source == fine_begin_->source) {
-      const double fine = fine_end->busy_seconds - fine_begin_->busy_seconds;
-      if (fine >= 0 && std::fabs(fine - busy_ticks) <= 5 * tick + 0.001 * phase_seconds * static_cast<double>(cpus)) {
-        busy = fine;
-        busy_tick_readings = 0;
-        source = fine_end->source;
-      }
-    }
-    // Truncation errors are uniform over a tick (variance tick^2 / 12 per
-    // reading): two standard deviations of their sum bound what the
-    // readings alone can make of nothing.
-    const double uncertainty = 2 * tick * std::sqrt(static_cast<double>(busy_tick_readings + tick_readings) / 12.0);
+    const auto fine = fine_busy_seconds(fine_begin_, fine_end, busy_ticks, tick,
+                                        0.001 * phase_seconds * static_cast<double>(cpus));
+    const double busy = fine ? *fine : busy_ticks;
+    const std::string source = fine ? fine_end->source : std::string("/proc/stat (clock ticks)");
+    // What the readings alone can make of nothing: the processes' ticks, and
+    // /proc/stat's busy line (five fields at both ends) where it stands.
+    const double uncertainty = tick_rounding_seconds(tick, (fine ? 0 : 10) + tick_readings);
     out["machine"] = {{"phase_seconds", phase_seconds},
                       {"cpus", cpus},
                       {"busy_seconds", busy},
