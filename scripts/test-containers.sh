@@ -2,11 +2,14 @@
 # The full tier's second half (scripts/test.sh runs it once build/ is built
 # and the unit tests pass), under one Docker Engine (scripts/with-docker.sh):
 #
-#   in front:  the integration and fault tests, three at a time, then the
-#              cluster tests on a local two-node Slurm cluster, alone;
+#   in front:  the integration and fault tests, three at a time, and beside
+#              them the cluster tests on a local two-node Slurm cluster, one
+#              at a time;
 #   beside:    the sanitizer build and its unit tests (scripts/sanitize.sh),
-#              then the GPU check rehearsed in its stand-in container
-#              (scripts/gpu-rehearsal.sh), all at idle priority.
+#              at idle priority; with DLCBENCH_GPU_REHEARSAL=1, then the GPU
+#              check rehearsed in its stand-in container
+#              (scripts/gpu-rehearsal.sh), which otherwise runs on request
+#              before a GPU session (about 270 s and a build of its own).
 #
 # The tests in front wait on containers for about half of their time; the
 # side lane measures nothing and compiles in that idle CPU. The tests use
@@ -21,6 +24,42 @@ cd "$(dirname "$0")/.."
 if ! docker version --format '{{.Server.Version}}' >/dev/null 2>&1; then
   echo "test-containers: no Docker Engine answers: run it as scripts/with-docker.sh scripts/test-containers.sh" >&2
   exit 2
+fi
+
+front_times=build/front.times
+if [ "${1:-}" = "--front" ]; then
+  # The integration and fault tests, three at a time, and beside them the
+  # cluster tests on a local two-node Slurm cluster: munged, slurmctld and
+  # two slurmd nodes on this machine, started and stopped by their PIDs by
+  # with-slurm.sh. The nodes take turns on the machine, so the cluster
+  # tests run one at a time. Both use fixed rounds: the other slows them,
+  # never changes what they assert. The cluster tests' output is printed
+  # after the integration tests', so the two never interleave.
+  cluster_log=build/cluster-tests.log
+  lane() {  # lane NAME COMMAND...: its wall time and status into $front_times
+    local name=$1 t0 lane_rc=0
+    shift
+    t0=$(date +%s)
+    "$@" || lane_rc=$?
+    printf '%6d s    %s%s\n' $(($(date +%s) - t0)) "$name" "$([ $lane_rc -eq 0 ] || echo " (FAILED, exit $lane_rc)")" >>"$front_times"
+    return $lane_rc
+  }
+  : >"$front_times"
+  set -m
+  DLCBENCH_REQUIRE_SLURM=1 lane "cluster tests (local Slurm, two nodes, one at a time)" \
+    scripts/with-slurm.sh ctest --test-dir build -L cluster --output-on-failure --timeout 1800 >"$cluster_log" 2>&1 &
+  cluster_pid=$!
+  set +m
+  trap '[ -n "${cluster_pid:-}" ] && kill -- "-$cluster_pid" 2>/dev/null' EXIT
+  front_rc=0
+  DLCBENCH_REQUIRE_DOCKER=1 DLCBENCH_REQUIRE_RUNTIMES=1 DLCBENCH_REQUIRE_BROWSER=1 \
+    lane "integration and fault tests (3 at a time)" \
+    ctest --test-dir build -L 'integration|faults' -j 3 --output-on-failure --timeout 900 || front_rc=1
+  wait "$cluster_pid" || front_rc=1
+  cluster_pid=""
+  echo "== test-containers: the cluster tests' output ($cluster_log):"
+  cat "$cluster_log"
+  exit $front_rc
 fi
 
 started=$(date +%s)
@@ -60,6 +99,7 @@ side_step() {
 }
 side_lane() {
   side_step "sanitizer build and unit tests" chrt --idle 0 nice -n 19 scripts/sanitize.sh || return
+  [ "${DLCBENCH_GPU_REHEARSAL:-0}" = 1 ] || return 0
   side_step "GPU check rehearsal (without its container)" \
     env REHEARSAL_CPU_SHARES=2 chrt --idle 0 nice -n 19 scripts/gpu-rehearsal.sh build/gpu-rehearsal
 }
@@ -83,16 +123,11 @@ fi
 
 rc=0
 # The worker's image imported once into Docker and Podman for all of them
-# (scripts/with-worker-images.sh), not once per run.
-DLCBENCH_REQUIRE_DOCKER=1 DLCBENCH_REQUIRE_RUNTIMES=1 DLCBENCH_REQUIRE_BROWSER=1 \
-  timed "integration and fault tests (3 at a time)" scripts/with-worker-images.sh \
-  ctest --test-dir build -L 'integration|faults' -j 3 --output-on-failure --timeout 900 || rc=1
-
-# munged, slurmctld and two slurmd nodes on this machine, started and
-# stopped by their PIDs by with-slurm.sh; the nodes take turns on the
-# machine, so the cluster tests run one at a time.
-DLCBENCH_REQUIRE_SLURM=1 timed "cluster tests (local Slurm, two nodes)" scripts/with-slurm.sh \
-  ctest --test-dir build -L cluster --output-on-failure --timeout 1800 || rc=1
+# (scripts/with-worker-images.sh), not once per run; the front runs in
+# there (this script again, with --front).
+timed "integration, fault and cluster tests (with the worker's images)" \
+  scripts/with-worker-images.sh "$0" --front || rc=1
+[ -s "$front_times" ] && timings+=("$(cat "$front_times")")
 
 t0=$(date +%s)
 side_rc=0

@@ -20,11 +20,13 @@
 # integration and fault tests against Docker, Podman, runc, crun, gVisor's
 # runsc and Charliecloud, three at a time (each run has its own run id,
 # containers and image tag), where a runtime that cannot start a container
-# fails its tests instead of skipping them; then the cluster tests on a local
-# two-node Slurm cluster. Beside them, at idle priority in the CPU the tests
-# leave while they wait on containers: the unit tests built with Clang's
-# AddressSanitizer and UndefinedBehaviorSanitizer (scripts/sanitize.sh), then
-# the GPU check rehearsed in a stand-in container (scripts/gpu-rehearsal.sh).
+# fails its tests instead of skipping them; beside them, one at a time, the
+# cluster tests on a local two-node Slurm cluster. Beside those, at idle
+# priority in the CPU the tests leave while they wait on containers: the
+# unit tests built with Clang's AddressSanitizer and
+# UndefinedBehaviorSanitizer (scripts/sanitize.sh). The GPU check's
+# rehearsal in a stand-in container (scripts/gpu-rehearsal.sh) runs on
+# request before a GPU session, or here with DLCBENCH_GPU_REHEARSAL=1.
 # Each stage's wall time is printed at the end.
 # Not here, on request (see the README): `ctest -L heavy`, and the
 # cleanliness tests (`ctest -L cleanliness`: minutes, and alone).
@@ -87,7 +89,7 @@ scripts/main-job.sh --quick
 
 [ "$tier" = quick ] && exit 0
 
-stage "integration, fault and cluster tests; beside them the sanitizer build and the GPU rehearsal"
+stage "integration, fault and cluster tests; beside them the sanitizer build"
 # One Docker Engine for all of them (started here if none runs, and stopped
 # afterwards); scripts/test-containers.sh prints the time of each part.
 scripts/with-docker.sh scripts/test-containers.sh
