@@ -8,7 +8,9 @@
 #include <algorithm>
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <fstream>
+#include <map>
 #include <thread>
 
 #include <gtest/gtest.h>
@@ -128,16 +130,33 @@ std::vector<nlohmann::json> read_records(const std::filesystem::path& run_dir) {
 }
 
 std::vector<nlohmann::json> records_so_far(const std::filesystem::path& out) {
+  // Tests poll this every few milliseconds while a run writes thousands of
+  // records: each file is read on from where the last call stopped, and only
+  // its new whole lines are parsed (parsing it all again, in unoptimised
+  // test code, cost a CPU core for as long as a run lasted).
+  struct Tail {
+    std::uintmax_t offset = 0;
+    std::vector<nlohmann::json> records;
+  };
+  static std::map<std::filesystem::path, Tail> tails;
   std::vector<nlohmann::json> records;
   std::error_code ec;
   if (!std::filesystem::exists(out, ec)) return records;
   for (const auto& d : std::filesystem::directory_iterator(out, ec)) {
-    std::ifstream in(d.path() / "results.jsonl");
+    const auto file = d.path() / "results.jsonl";
+    const auto size = std::filesystem::file_size(file, ec);
+    if (ec) continue;
+    Tail& tail = tails[file];
+    if (size < tail.offset) tail = Tail{};  // a new file under the same name
+    std::ifstream in(file, std::ios::binary);
+    in.seekg(static_cast<std::streamoff>(tail.offset));
     std::string line;
-    while (std::getline(in, line)) {
+    while (std::getline(in, line) && !in.eof()) {  // a line without its newline is still being written
+      tail.offset += line.size() + 1;
       auto r = nlohmann::json::parse(line, nullptr, false);
-      if (r.is_object()) records.push_back(std::move(r));
+      if (r.is_object()) tail.records.push_back(std::move(r));
     }
+    records.insert(records.end(), tail.records.begin(), tail.records.end());
   }
   return records;
 }
