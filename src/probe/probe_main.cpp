@@ -32,6 +32,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstdlib>
@@ -404,7 +405,16 @@ class CommandRun {
 
   void flush_line(std::string& text, bool is_stderr, const Stopwatch& since_start, bool at_end) {
     std::size_t start = 0;
+    const std::size_t& count = is_stderr ? stderr_lines_ : stdout_lines_;
     for (auto nl = text.find('\n'); nl != std::string::npos; nl = text.find('\n', start)) {
+      if (count >= kLinesSentOfEachStream && (!metric_ || !metric_->required_text().empty())) {
+        // Past the lines sent of each stream only a line the metric can
+        // match is read: the others are counted in one pass over the block
+        // (a command may print millions, and a line's cost is the
+        // command's time).
+        start = count_lines_up_to_a_match(text, start, is_stderr, since_start);
+        continue;
+      }
       output(text.substr(start, nl - start), is_stderr, since_start);
       start = nl + 1;
     }
@@ -413,6 +423,31 @@ class CommandRun {
       output(text, is_stderr, since_start);
       text.clear();
     }
+  }
+
+  // Counts the whole lines of text from `start` that come before the first
+  // line holding the metric's required text (all of them without a metric),
+  // and returns where that line, or the unfinished last one, begins.
+  std::size_t count_lines_up_to_a_match(const std::string& text, std::size_t start, bool is_stderr,
+                                        const Stopwatch& since_start) {
+    std::size_t stop = text.rfind('\n');
+    stop = stop == std::string::npos || stop < start ? start : stop + 1;
+    if (metric_) {
+      const auto hit = text.find(metric_->required_text(), start);
+      if (hit != std::string::npos && hit < stop) {
+        const auto line_start = hit == 0 ? std::string::npos : text.rfind('\n', hit - 1);
+        stop = line_start == std::string::npos || line_start < start ? start : line_start + 1;
+        if (stop == start) {  // the line at `start` holds it: read it
+          const auto nl = text.find('\n', start);
+          output(text.substr(start, nl - start), is_stderr, since_start);
+          return nl + 1;
+        }
+      }
+    }
+    (is_stderr ? stderr_lines_ : stdout_lines_) +=
+        static_cast<std::size_t>(std::count(text.begin() + static_cast<std::ptrdiff_t>(start),
+                                            text.begin() + static_cast<std::ptrdiff_t>(stop), '\n'));
+    return stop;
   }
 
   void output(std::string line, bool is_stderr, const Stopwatch& since_start) {

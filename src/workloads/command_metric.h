@@ -34,6 +34,10 @@ class MetricReader {
   std::optional<double> read(std::string_view line) const { return reading(line).value; }
   // "the pattern 'step ([0-9.]+) s'" or "the JSON field 'step_time'", for messages.
   std::string describe() const;
+  // Text every line it matches holds; "" where none can be told. A reader
+  // of much output looks for it in a whole block and reads only the lines
+  // that hold it.
+  const std::string& required_text() const { return required_; }
 
  private:
   MetricSpec spec_;

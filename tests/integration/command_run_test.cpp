@@ -10,6 +10,7 @@
 #include <fstream>
 #include <iterator>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -307,6 +308,32 @@ TEST(CommandLeftovers, WhatACommandLeavesRunningIsEndedNamedAndNotTimed) {
     }
     EXPECT_EQ(processes_with(token), std::vector<std::string>{}) << "left running after the run";
   }
+}
+
+// Issue 35 item 7: past its first lines a command's output is only counted,
+// and a line is read only where the metric's required text is: every figure
+// among 300,000 lines is still read, at any place in the pipe's blocks, and
+// every line is counted.
+TEST(CommandMetric, EveryFigureAmongManyLinesIsReadAndEveryLineCounted) {
+  testing::TempDir out;
+  const auto r = testing::run_dlcbench(
+      {"run", "--envs", "host", "--runs", "1", "--warmup", "0", "--metric", "step [0-9]+ ([0-9.]+) s", "--out",
+       out.path().string(), "--", "awk",
+       "BEGIN { for (i = 1; i <= 300000; i++) { print i; if (i % 1000 == 0) printf \"step %d %.3f s\\n\", "
+       "i / 1000, i / 1000000 } }"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::vector<double> figures;
+  std::optional<long> lines;
+  for (const auto& rec : testing::read_records(testing::only_run_dir(out.path()))) {
+    const std::string type = rec.value("type", "");
+    if (type == "sample" && rec.value("phase", "") == "measured") figures.push_back(rec["seconds"].get<double>());
+    if (type == "command_run") lines = rec["output_lines"].get<long>();
+  }
+  ASSERT_EQ(figures.size(), 300u);
+  for (std::size_t k = 0; k < figures.size(); ++k)
+    EXPECT_NEAR(figures[k], static_cast<double>(k + 1) / 1000.0, 1e-9) << "figure " << k + 1;
+  ASSERT_TRUE(lines.has_value());
+  EXPECT_EQ(*lines, 300300);
 }
 
 // Issue 35 item 2: sysbench, one figure as it ends, showed "busy CPUs 19.9"
