@@ -412,8 +412,11 @@ class CommandRun {
         // match is read: the others are counted in one pass over the block
         // (a command may print millions, and a line's cost is the
         // command's time).
-        start = count_lines_up_to_a_match(text, start, is_stderr, since_start);
-        continue;
+        const std::size_t to_read = count_lines_before_a_match(text, start, is_stderr);
+        if (to_read != start) {
+          start = to_read;
+          continue;
+        }
       }
       output(text.substr(start, nl - start), is_stderr, since_start);
       start = nl + 1;
@@ -427,9 +430,9 @@ class CommandRun {
 
   // Counts the whole lines of text from `start` that come before the first
   // line holding the metric's required text (all of them without a metric),
-  // and returns where that line, or the unfinished last one, begins.
-  std::size_t count_lines_up_to_a_match(const std::string& text, std::size_t start, bool is_stderr,
-                                        const Stopwatch& since_start) {
+  // and returns where the next line to read begins: that line (`start`
+  // itself when it is the first), or the unfinished last one.
+  std::size_t count_lines_before_a_match(const std::string& text, std::size_t start, bool is_stderr) {
     std::size_t stop = text.rfind('\n');
     stop = stop == std::string::npos || stop < start ? start : stop + 1;
     if (metric_) {
@@ -437,11 +440,6 @@ class CommandRun {
       if (hit != std::string::npos && hit < stop) {
         const auto line_start = hit == 0 ? std::string::npos : text.rfind('\n', hit - 1);
         stop = line_start == std::string::npos || line_start < start ? start : line_start + 1;
-        if (stop == start) {  // the line at `start` holds it: read it
-          const auto nl = text.find('\n', start);
-          output(text.substr(start, nl - start), is_stderr, since_start);
-          return nl + 1;
-        }
       }
     }
     (is_stderr ? stderr_lines_ : stdout_lines_) +=
