@@ -7,8 +7,9 @@
 
 #include "core/errors.h"
 #include "fuzz_targets.h"
-#include "runtimes/container_options.h"
-#include "runtimes/environment.h"
+#include "core/units.h"
+#include "model/container_options.h"
+#include "model/environment_request.h"
 
 namespace dlcbench::fuzz {
 namespace {

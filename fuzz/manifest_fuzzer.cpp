@@ -1,11 +1,11 @@
 // The manifest reader: any text gives a Manifest and the run's plan, every
 // field of the type analyze() needs, or an error naming the field. Environment labels and
 // case specs are then parsed as `dlcbench report` and `run --resume` do.
-#include "analysis/run_records.h"
+#include "model/run_records.h"
 #include "core/errors.h"
 #include "core/results_file.h"
 #include "fuzz_targets.h"
-#include "runtimes/container_options.h"
+#include "model/container_options.h"
 #include "runtimes/environment.h"
 
 namespace dlcbench::fuzz {

@@ -2,7 +2,7 @@
 // lines, each line counted once; each record is read field by field as
 // analyze() reads it, and fingerprints are compared as between rounds.
 #include "analysis/comparability.h"
-#include "analysis/run_records.h"
+#include "model/run_records.h"
 #include "core/errors.h"
 #include "core/results_file.h"
 #include "fuzz_targets.h"

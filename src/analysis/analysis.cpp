@@ -8,7 +8,7 @@
 #include <fmt/format.h>
 
 #include "analysis/launch_fold.h"
-#include "analysis/run_records.h"
+#include "model/run_records.h"
 #include "core/errors.h"
 #include "core/words.h"
 #include "workloads/micro/micro_workloads.h"

@@ -16,7 +16,7 @@
 #include "analysis/explanation.h"
 #include "analysis/likely_causes.h"
 #include "analysis/overhead.h"
-#include "analysis/run_records.h"
+#include "model/run_records.h"
 #include "core/case_spec.h"
 #include "core/statistics.h"
 

@@ -7,10 +7,10 @@
 
 #include <fmt/format.h>
 
-#include "cluster/allreduce_run.h"
+#include "model/cluster_manifest.h"
 #include "core/results_file.h"
-#include "orchestrator/plan.h"
-#include "orchestrator/resume.h"
+#include "model/launch_progress.h"
+#include "model/plan.h"
 
 namespace fs = std::filesystem;
 

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "analysis/analysis.h"
-#include "cluster/cluster_manifest.h"
+#include "model/cluster_manifest.h"
 #include "core/manifest.h"
 #include "core/mismatch.h"
 

@@ -4,7 +4,7 @@
 
 #include <fmt/format.h>
 
-#include "analysis/run_records.h"
+#include "model/run_records.h"
 #include "core/errors.h"
 #include "core/words.h"
 

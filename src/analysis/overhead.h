@@ -11,6 +11,7 @@
 
 #include "analysis/comparability.h"
 #include "core/statistics.h"
+#include "model/equivalence_margin.h"
 
 namespace dlcbench {
 
@@ -25,9 +26,6 @@ enum class Verdict {
   equivalent,    // neither, and both intervals (robust and mean) lie within +-margin
   inconclusive,  // neither: no measurable overhead, but the intervals reach beyond the margin
 };
-// The equivalence margin when a run names none (--margin): "no overhead
-// above 2%" is what users of this tool ask.
-inline constexpr double kDefaultEquivalenceMargin = 0.02;
 
 // The verdict's estimate of the ratio subject / baseline. Within a run,
 // where both environments ran in the same rounds, it is paired by round:

@@ -5,11 +5,11 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
-#include "runtimes/container_options.h"
+#include "model/container_options.h"
 #include "core/process.h"
 #include "data/dataset.h"
 #include "data/fetch.h"
-#include "runtimes/environment.h"
+#include "model/environment_request.h"
 #include "workloads/micro/external_tools.h"
 #include "workloads/micro/micro_workloads.h"
 #include "workloads/registry.h"

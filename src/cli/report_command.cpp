@@ -12,7 +12,7 @@
 #include "analysis/compare.h"
 #include "analysis/cluster_analysis.h"
 #include "cli/commands.h"
-#include "cluster/cluster_manifest.h"
+#include "model/cluster_manifest.h"
 #include "report/cluster_report.h"
 #include "report/comparison_report.h"
 #include "cli/option_checks.h"

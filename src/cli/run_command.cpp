@@ -22,7 +22,7 @@
 #include "cli/commands.h"
 #include "cli/option_checks.h"
 #include "cluster/allreduce_run.h"
-#include "cluster/cluster_manifest.h"
+#include "model/cluster_manifest.h"
 #include "cluster/cluster_run.h"
 #include "cluster/slurm.h"
 #include "gpu/gpu_loader.h"
@@ -34,6 +34,7 @@
 #include "core/manifest.h"
 #include "core/process.h"
 #include "core/results_file.h"
+#include "core/units.h"
 #include "core/words.h"
 #include "data/dataset.h"
 #include "data/fetch.h"
@@ -44,7 +45,7 @@
 #include "orchestrator/resume.h"
 #include "orchestrator/scheduler.h"
 #include "report/console.h"
-#include "runtimes/container_options.h"
+#include "model/container_options.h"
 #include "workloads/micro/external_tools.h"
 #include "workloads/micro/micro_workloads.h"
 #include "workloads/command_metric.h"
@@ -71,57 +72,6 @@ void stop_on_signals() {
   sa.sa_handler = on_signal;
   sigemptyset(&sa.sa_mask);
   for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGPIPE}) sigaction(sig, &sa, nullptr);
-}
-
-// "2%" -> 0.02, "0.02" -> 0.02, "2" -> 0.02 (as in PTS), for --until-cv,
-// --precision and --margin; `what` says what the option takes.
-double parse_share(const std::string& option, const std::string& text, const std::string& what) {
-  std::string number = text;
-  const bool percent = !number.empty() && number.back() == '%';
-  if (percent) number.pop_back();
-  double value = 0;
-  try {
-    std::size_t used = 0;
-    value = std::stod(number, &used);
-    if (used != number.size()) throw std::invalid_argument("trailing text");
-  } catch (const std::exception&) {
-    throw UsageError(fmt::format("{} {}: give {} such as 2% or 0.02", option, text, what));
-  }
-  if (percent || value >= 1) value /= 100;
-  if (!(value > 0 && value < 1))
-    throw UsageError(fmt::format("{} {}: give {} between 0% and 100%", option, text, what));
-  return value;
-}
-
-// "45m" -> 2700, "2h" -> 7200, "90s" or "90" -> 90, "1h30m" -> 5400.
-double parse_duration(const std::string& option, const std::string& text) {
-  const std::string fix = fmt::format("{} {}: give a duration such as 45m, 2h, 1h30m or 900 (seconds)", option, text);
-  double total = 0;
-  std::size_t at = 0;
-  while (at < text.size()) {
-    std::size_t used = 0;
-    double value = 0;
-    try {
-      value = std::stod(text.substr(at), &used);
-    } catch (const std::exception&) {
-      throw UsageError(fix);
-    }
-    at += used;
-    double unit = 1;
-    if (at < text.size()) {
-      const char u = text[at++];
-      if (u == 'h') unit = 3600;
-      else if (u == 'm') unit = 60;
-      else if (u == 's') unit = 1;
-      else throw UsageError(fix);
-    } else if (total > 0) {
-      throw UsageError(fix);  // "1h30": a number without its unit after another
-    }
-    if (!(value >= 0) || !std::isfinite(value)) throw UsageError(fix);
-    total += value * unit;
-  }
-  if (!(total > 0)) throw UsageError(fix);
-  return total;
 }
 
 // On a terminal, one line rewritten in place; elsewhere nothing (the log
@@ -363,7 +313,7 @@ void warn_threads_beyond_cpus(const Plan& plan, int threads) {
   // A user's command runs the threads it starts itself, not --threads.
   if (only_commands(plan)) return;
   for (const auto& env : plan.environments) {
-    const std::string why = threads_beyond_cpus(env.text, parse_container_options(env.name, env.options), threads);
+    const std::string why = threads_beyond_cpus(env.text, env.container, threads);
     if (why.empty()) continue;
     std::cerr << "warning: " << why << "\n";
     // explain's variants are the explained environment with one feature
@@ -1001,7 +951,7 @@ Plan make_plan(const RunOptions& o, const PlanRequest& request) {
   std::vector<std::string> env_names;
   for (auto& r : plan.environments) {
     if ((r.name == "docker" || r.name == "podman") && !o.image.empty() && !r.options.count("image"))
-      r.options["image"] = o.image;
+      r = with_container_option(r, "image", o.image);
     env_names.push_back(r.text);
   }
   plan.allow_mismatch = o.allow_mismatch;
@@ -1263,7 +1213,7 @@ Session resume_session(const RunOptions& o, const Plan& plan, Manifest manifest,
         found != m.environments.end() && found->second.is_object() ? found->second : nlohmann::json::object();
     // --image reached the engines as an option the label does not show.
     if (described.contains("image") && !described.value("image_built_by_dlcbench", true) && !env.options.count("image"))
-      env.options["image"] = described["image"].get<std::string>();
+      env = with_container_option(env, "image", described["image"].get<std::string>());
     if (described.value("image_built_by_dlcbench", false) && !described.value("image_kept_after_run", true))
       session.adopt_images.insert(env.text);
   }
@@ -1399,7 +1349,7 @@ void add_what_options(CLI::App* cmd, RunOptions& o) {
                   "every runtime installed; see `dlcbench doctor` and `dlcbench list`)")
       ->check(not_empty("environments, e.g. host,docker (see `dlcbench doctor`)") & checked_by([](const std::string& text) {
                 for (const auto& r : parse_environment_list(text))
-                  check_options_fit_machine(r.name, parse_container_options(r.name, r.options));
+                  check_options_fit_machine(r.name, r.container);
               }));
   cmd->add_option("--batch", o.batches, "Batch size, or a comma-separated sweep such as 64,128,256 (default: per workload)")
       ->check(whole_numbers_in(1, kMaxBatch));
@@ -1693,7 +1643,7 @@ void add_explain_command(CLI::App& app, int& exit_code) {
       ->required()
       ->check(not_empty("an environment, e.g. docker or runsc:platform=ptrace") & checked_by([](const std::string& text) {
                 const auto r = parse_environment_request(text);
-                check_options_fit_machine(r.name, parse_container_options(r.name, r.options));
+                check_options_fit_machine(r.name, r.container);
               }));
   cmd->add_option("--features", o->features,
                   "Features to change, comma-separated (default: every one that applies): seccomp, network, ipc, "

@@ -25,7 +25,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
-#include "cluster/cluster_manifest.h"
+#include "model/cluster_manifest.h"
 #include "cluster/cluster_run.h"
 #include "cluster/folder_bundle.h"
 #include "cluster/node_quota.h"

@@ -22,7 +22,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cluster/cluster_manifest.h"
+#include "model/cluster_manifest.h"
 #include "cluster/slurm.h"
 #include "runtimes/environment.h"
 
@@ -88,7 +88,5 @@ std::set<std::pair<std::string, int>> allreduce_steps_measured(const std::filesy
 // in it with the rank's variables, passes its output on, and cleans up.
 int run_allreduce_rank(const std::string& environment, const std::string& instance,
                        const std::vector<std::string>& program_arguments, const std::filesystem::path& self_exe);
-
-inline constexpr const char* kAllreduceResultsFile = "allreduce.jsonl";
 
 }  // namespace dlcbench

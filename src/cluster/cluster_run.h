@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "cluster/cluster_manifest.h"
+#include "model/cluster_manifest.h"
 #include "cluster/slurm.h"
 
 namespace dlcbench {

@@ -6,7 +6,7 @@
 #include <fmt/format.h>
 
 #include "core/process.h"
-#include "runtimes/container_options.h"
+#include "model/container_options.h"
 #include "workloads/registry.h"
 
 namespace dlcbench {

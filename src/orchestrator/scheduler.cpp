@@ -12,7 +12,7 @@
 
 #include "analysis/disturbance.h"
 #include "analysis/overhead.h"
-#include "analysis/run_records.h"
+#include "model/run_records.h"
 #include "core/machine_turn.h"
 #include "core/process.h"
 #include "core/statistics.h"

@@ -13,7 +13,7 @@
 #include "core/errors.h"
 #include "core/process.h"
 #include "core/scratch_dir.h"
-#include "runtimes/container_options.h"
+#include "model/container_options.h"
 #include "runtimes/image_builder.h"
 
 namespace fs = std::filesystem;
@@ -53,7 +53,7 @@ void make_mount_point(const fs::path& image, const std::string& destination) {
 class CharliecloudEnvironment : public Environment {
  public:
   CharliecloudEnvironment(const EnvironmentRequest& request, EnvironmentContext context)
-      : context_(std::move(context)), options_(parse_container_options(request.name, request.options)) {}
+      : context_(std::move(context)), options_(request.container) {}
 
   std::string name() const override { return "charliecloud"; }
 

@@ -8,7 +8,7 @@
 
 #include "core/companion_programs.h"
 #include "core/errors.h"
-#include "runtimes/container_options.h"
+#include "model/container_options.h"
 
 namespace fs = std::filesystem;
 
@@ -18,7 +18,7 @@ namespace {
 class ChrootEnvironment : public Environment {
  public:
   ChrootEnvironment(const EnvironmentRequest& request, EnvironmentContext context)
-      : context_(std::move(context)), options_(parse_container_options(request.name, request.options)) {}
+      : context_(std::move(context)), options_(request.container) {}
 
   std::string name() const override { return "chroot"; }
 

@@ -13,7 +13,7 @@
 #include "core/companion_programs.h"
 #include "core/errors.h"
 #include "core/process.h"
-#include "runtimes/container_options.h"
+#include "model/container_options.h"
 #include "runtimes/gpu_access.h"
 #include "runtimes/image_builder.h"
 #include "runtimes/seccomp_profile.h"
@@ -79,7 +79,7 @@ class EngineEnvironment : public Environment {
   EngineEnvironment(const EnvironmentRequest& request, EnvironmentContext context)
       : flavour_(flavour(request.name)),
         context_(std::move(context)),
-        options_(parse_container_options(request.name, request.options)),
+        options_(request.container),
         image_(options_.image) {}
 
   std::string name() const override { return flavour_.name; }

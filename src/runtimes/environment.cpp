@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 
 #include "core/errors.h"
-#include "runtimes/container_options.h"
+#include "model/container_options.h"
 #include "runtimes/engine.h"
 #include "runtimes/host.h"
 #include "runtimes/charliecloud.h"

@@ -16,29 +16,10 @@
 #include "core/command_spec.h"
 #include "core/companion_programs.h"
 #include "core/process.h"
+#include "model/environment_request.h"
 #include "runtimes/image_builder.h"
 
 namespace dlcbench {
-
-// One environment named on the command line, e.g. "docker:cpus=1,memory=4g".
-struct EnvironmentRequest {
-  std::string name;
-  std::map<std::string, std::string> options;
-  std::string text;  // as the user wrote it; the environment's label in results
-};
-// Throws UsageError naming the valid environments or options. A "#N"
-// suffix (a repeat's label) is kept in `text` and ignored otherwise.
-EnvironmentRequest parse_environment_request(const std::string& text);
-// The value of --envs: "host,docker:cpuset=0-3,6,memory=4g,podman". A comma
-// starts a new environment only where a known environment name follows, so
-// options (and CPU lists) may hold commas. An environment listed again is
-// measured again, labelled "host#2".
-std::vector<EnvironmentRequest> parse_environment_list(const std::string& text);
-// host, docker, podman, runc, crun, runsc, charliecloud, chroot.
-std::vector<std::string> environment_names();
-// The program an environment is installed with, to look for on PATH:
-// "ch-run" for charliecloud, "" for host, the name itself for the others.
-std::string runtime_program(const std::string& environment);
 
 struct WorkerLaunch {
   // worker: the dlcbench binary with worker_args and --data;

@@ -11,7 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "runtimes/container_options.h"
+#include "model/container_options.h"
 #include "runtimes/gpu_access.h"
 
 namespace dlcbench {

@@ -13,7 +13,7 @@
 #include "core/errors.h"
 #include "core/process.h"
 #include "core/scratch_dir.h"
-#include "runtimes/container_options.h"
+#include "model/container_options.h"
 #include "runtimes/image_builder.h"
 #include "runtimes/oci_bundle.h"
 #include "runtimes/seccomp_profile.h"
@@ -28,7 +28,7 @@ class OciEnvironment : public Environment {
   OciEnvironment(const EnvironmentRequest& request, EnvironmentContext context)
       : name_(request.name),
         context_(std::move(context)),
-        options_(parse_container_options(request.name, request.options)) {}
+        options_(request.container) {}
 
   std::string name() const override { return name_; }
 

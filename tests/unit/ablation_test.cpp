@@ -12,7 +12,7 @@
 #include "core/errors.h"
 #include "orchestrator/ablation.h"
 #include "report/report_model.h"
-#include "runtimes/container_options.h"
+#include "model/container_options.h"
 #include "runtimes/oci_bundle.h"
 
 namespace dlcbench {

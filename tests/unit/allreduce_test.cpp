@@ -12,7 +12,7 @@
 
 #include "analysis/cluster_analysis.h"
 #include "cluster/allreduce_run.h"
-#include "cluster/cluster_manifest.h"
+#include "model/cluster_manifest.h"
 #include "cluster/slurm.h"
 #include "core/errors.h"
 #include "core/scratch_dir.h"

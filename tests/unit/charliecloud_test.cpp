@@ -9,7 +9,7 @@
 #include "core/errors.h"
 #include "core/fingerprint.h"
 #include "runtimes/charliecloud.h"
-#include "runtimes/container_options.h"
+#include "model/container_options.h"
 #include "runtimes/environment.h"
 #include "runtimes/image_builder.h"
 #include "test_files.h"

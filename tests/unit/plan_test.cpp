@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "analysis/overhead.h"
 #include "cli/worker_options.h"
 #include "core/errors.h"
 #include "runtimes/environment.h"

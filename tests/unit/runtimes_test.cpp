@@ -3,7 +3,8 @@
 #include <gtest/gtest.h>
 
 #include "analysis/comparability.h"
-#include "runtimes/container_options.h"
+#include "core/units.h"
+#include "model/container_options.h"
 #include "runtimes/environment.h"
 #include "runtimes/oci_bundle.h"
 #include "test_files.h"

@@ -12,7 +12,7 @@
 
 #include "core/errors.h"
 #include "core/memory.h"
-#include "runtimes/container_options.h"
+#include "core/units.h"
 #include "workloads/micro/gemm.h"
 #include "workloads/micro/hpcg.h"
 #include "workloads/micro/hpl.h"

@@ -5,6 +5,7 @@
 // continues the nodes that did not finish.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <map>
 #include <optional>
@@ -13,12 +14,32 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cluster/slurm.h"
 
 namespace dlcbench {
 
 inline constexpr const char* kClusterManifestFile = "cluster.json";
 inline constexpr int kClusterSchemaVersion = 1;
+// The all-reduce's figures, one JSON line per size, round and environment.
+inline constexpr const char* kAllreduceResultsFile = "allreduce.jsonl";
+
+// `dlcbench run --slurm` and its knobs.
+struct SlurmRequest {
+  bool enabled = false;
+  int nodes = 0;                        // 0: every node of the partition that is up
+  std::string nodelist;                 // sbatch --nodelist (e.g. "n[1-4]")
+  std::string partition, account;
+  std::string time_limit;               // sbatch --time, as Slurm reads it ("30:00")
+  std::vector<std::string> sbatch_args; // passed through, one argument each
+  // A folder private to each node (node-local scratch) where its results are
+  // written, then staged back into the run folder after the job; empty: the
+  // run folder itself, which must then be shared by the nodes.
+  std::string stage;
+  bool shared_folder = false;           // the user says the run folder is shared
+  // A CPU quota (in CPUs) for everything a node runs, by node name: a node
+  // made slow on purpose, to see it as node spread.
+  std::map<std::string, double> cpu_quota;
+};
+
 
 // How the nodes' results reach the run folder.
 enum class ResultsTransfer {

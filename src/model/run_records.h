@@ -12,10 +12,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "analysis/overhead.h"
 #include "core/ablation_plan.h"
 #include "core/case_spec.h"
 #include "core/manifest.h"
+#include "model/equivalence_margin.h"
 
 namespace dlcbench {
 

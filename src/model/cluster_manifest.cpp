@@ -1,4 +1,4 @@
-#include "cluster/cluster_manifest.h"
+#include "model/cluster_manifest.h"
 
 #include <algorithm>
 

@@ -68,9 +68,6 @@ std::string threads_beyond_cpus(const std::string& label, const ContainerOptions
 // The CPUs online on this machine; nullopt when sysfs cannot be read.
 std::optional<std::vector<int>> online_cpus();
 
-// "4g", "512m", "1048576", "1.5g" -> bytes (binary units, as docker reads them).
-std::optional<std::uint64_t> parse_byte_size(const std::string& text);
-
 // "0-3,6" -> sorted CPU numbers; nullopt if the text is not a CPU list.
 std::optional<std::vector<int>> parse_cpu_list(const std::string& text);
 

@@ -1,4 +1,4 @@
-#include "runtimes/container_options.h"
+#include "model/container_options.h"
 
 #include <algorithm>
 #include <charconv>
@@ -10,6 +10,7 @@
 
 #include "core/errors.h"
 #include "core/memory.h"
+#include "core/units.h"
 
 namespace dlcbench {
 namespace {
@@ -110,29 +111,6 @@ std::string option_help(const std::string& key) {
   for (const auto& o : all_options())
     if (o.key == key) return o.help;
   return key;
-}
-
-std::optional<std::uint64_t> parse_byte_size(const std::string& text) {
-  if (text.empty()) return std::nullopt;
-  std::size_t end = 0;
-  while (end < text.size() && (std::isdigit(static_cast<unsigned char>(text[end])) || text[end] == '.')) ++end;
-  if (end == 0) return std::nullopt;
-  double number = 0;
-  auto [ptr, ec] = std::from_chars(text.data(), text.data() + end, number);
-  if (ec != std::errc() || ptr != text.data() + end) return std::nullopt;
-  std::string unit = text.substr(end);
-  std::transform(unit.begin(), unit.end(), unit.begin(), [](unsigned char c) { return std::tolower(c); });
-  if (unit.size() == 2 && unit[1] == 'b') unit.pop_back();  // "4gb" as "4g"
-  double scale = 0;
-  if (unit.empty() || unit == "b") scale = 1;
-  else if (unit == "k") scale = 1024.0;
-  else if (unit == "m") scale = 1024.0 * 1024;
-  else if (unit == "g") scale = 1024.0 * 1024 * 1024;
-  else if (unit == "t") scale = 1024.0 * 1024 * 1024 * 1024;
-  else return std::nullopt;
-  const double bytes = std::floor(number * scale);
-  if (!(bytes >= 1) || bytes > 1e18) return std::nullopt;
-  return static_cast<std::uint64_t>(bytes);
 }
 
 std::string threads_beyond_cpus(const std::string& label, const ContainerOptions& options, int threads) {

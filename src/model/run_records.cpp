@@ -1,4 +1,4 @@
-#include "analysis/run_records.h"
+#include "model/run_records.h"
 
 #include <algorithm>
 #include <cmath>

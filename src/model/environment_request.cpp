@@ -1,7 +1,6 @@
 // Parsing of environment labels ("docker:cpus=1,memory=4g", "host#2") and
-// of --envs: kept apart from the runtimes that launch containers, so the
-// parser links on its own (the fuzz targets in fuzz/ build it alone).
-#include "runtimes/environment.h"
+// of --envs.
+#include "model/environment_request.h"
 
 #include <algorithm>
 #include <cctype>
@@ -10,7 +9,6 @@
 #include <fmt/format.h>
 
 #include "core/errors.h"
-#include "runtimes/container_options.h"
 
 namespace dlcbench {
 namespace {
@@ -71,9 +69,15 @@ EnvironmentRequest parse_environment_request(const std::string& label) {
       last_key = key;
     }
   }
-  // Validates every key and value now, before anything is measured.
-  parse_container_options(r.name, r.options);
+  // Every key and value checked now, before anything is measured, and kept typed.
+  r.container = parse_container_options(r.name, r.options);
   return r;
+}
+
+EnvironmentRequest with_container_option(EnvironmentRequest request, const std::string& key, const std::string& value) {
+  request.options[key] = value;
+  request.container = parse_container_options(request.name, request.options);
+  return request;
 }
 
 std::vector<EnvironmentRequest> parse_environment_list(const std::string& text) {

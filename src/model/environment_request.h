@@ -1,0 +1,42 @@
+// One environment as the user names it ("docker:cpus=1,memory=4g",
+// "host#2"): its name, its options parsed once into typed fields, and its
+// label. The runtimes take it as it is; nothing parses the options again.
+// Kept apart from the runtimes that launch containers, so the parser links
+// on its own (the fuzz targets in fuzz/ build it alone).
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "model/container_options.h"
+
+namespace dlcbench {
+
+// One environment named on the command line, e.g. "docker:cpus=1,memory=4g".
+struct EnvironmentRequest {
+  std::string name;
+  // As written, key by key: what the label says, and what tells a difference
+  // asked for (fields_changed_by).
+  std::map<std::string, std::string> options;
+  std::string text;  // as the user wrote it; the environment's label in results
+  ContainerOptions container;  // `options` parsed and checked, as the runtimes take them
+};
+// The request with one more option (--image for docker and podman), parsed
+// and checked as if it had been written in the label; the label stays.
+EnvironmentRequest with_container_option(EnvironmentRequest request, const std::string& key, const std::string& value);
+// Throws UsageError naming the valid environments or options. A "#N"
+// suffix (a repeat's label) is kept in `text` and ignored otherwise.
+EnvironmentRequest parse_environment_request(const std::string& text);
+// The value of --envs: "host,docker:cpuset=0-3,6,memory=4g,podman". A comma
+// starts a new environment only where a known environment name follows, so
+// options (and CPU lists) may hold commas. An environment listed again is
+// measured again, labelled "host#2".
+std::vector<EnvironmentRequest> parse_environment_list(const std::string& text);
+// host, docker, podman, runc, crun, runsc, charliecloud, chroot.
+std::vector<std::string> environment_names();
+// The program an environment is installed with, to look for on PATH:
+// "ch-run" for charliecloud, "" for host, the name itself for the others.
+std::string runtime_program(const std::string& environment);
+
+}  // namespace dlcbench
