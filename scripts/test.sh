@@ -78,10 +78,12 @@ stage "build (plain, -Werror, every target)"
 scripts/build.sh -DDLCBENCH_WERROR=ON "-DCMAKE_CXX_FLAGS_RELEASE=-Og -DNDEBUG"
 
 stage "unit tests"
-# The layering of src/ first (tests/check_layers.py, a second), then each
+# The layering of src/ and the architecture page first (tests/check_layers.py,
+# tests/check_architecture_doc.py, a second), then each
 # binary in one process: the framework-free tests start in
 # milliseconds, the back ends' load LibTorch once.
 python3 tests/check_layers.py
+python3 tests/check_architecture_doc.py
 build/tests/unit_tests --gtest_brief=1
 build/tests/backend_unit_tests --gtest_brief=1
 build/tests/gpu_unit_tests --gtest_brief=1

@@ -9,7 +9,7 @@
 int main(int argc, char** argv) {
   using namespace dlcbench::cli;
   CLI::App app{"dlcbench: measure what a container costs a deep-learning workload"};
-  int exit_code = kExitOk;
+  int exit_code = dlcbench::kExitOk;
   add_run_command(app, exit_code);
   add_explain_command(app, exit_code);
   add_calibrate_command(app, exit_code);
@@ -17,6 +17,7 @@ int main(int argc, char** argv) {
   add_data_command(app, exit_code);
   add_list_command(app, exit_code);
   add_report_command(app, exit_code);
+  add_compare_command(app, exit_code);
   add_doctor_command(app, exit_code);
   add_slurm_node_command(app, exit_code);
   add_slurm_allreduce_command(app, exit_code);

@@ -46,6 +46,14 @@ ALLOWED = {  # (from, to): label ("" = from any file of the part)
     ("Probe", "Core"): "", ("Probe", "Workloads"): "",
 }
 
+# Arrows the picture lacks, proposed for it with their reason (the closing
+# note of issue 36 names them); allowed here until the picture says.
+PROPOSED = {
+    ("Orchestrator", "Data"): "the planning checks the data sets before anything is launched, and a resumed "
+                              "session checks them again",
+    ("Orchestrator", "Gpu"): "the session puts the CUDA plugin's files into the images of a run with GPU cases",
+}
+
 NEVER = {  # (from, to): why
     ("Core", "Cli"): "the core knows no command line",
     ("Core", "Runtimes"): "the core knows no container",
@@ -66,19 +74,10 @@ NEVER = {  # (from, to): why
 
 # (file, included header): the layering broken on 2026-12-06, to be mended.
 KNOWN = {
-    ("src/backends/backend.cpp", "gpu/gpu_loader.h"),
-    ("src/backends/cuda/gpu_gemm.cpp", "gpu/gpu_peak.h"),
-    ("src/backends/cuda/gpu_probe.cpp", "gpu/gpu_peak.h"),
-    ("src/backends/cuda/plugin.cpp", "gpu/gpu_plugin.h"),
-    ("src/cli/k8s_command.cpp", "runtimes/image_builder.h"),
-    ("src/cli/run_command.cpp", "runtimes/leftovers.h"),
     ("src/data/training_data.h", "workloads/models/model_spec.h"),
-    ("src/gpu/gpu_loader.cpp", "runtimes/image_builder.h"),
-    ("src/gpu/gpu_loader.h", "runtimes/image_builder.h"),
-    ("src/workloads/micro/external_tools.h", "runtimes/image_builder.h"),
 }
 # Pairs of parts that include each other today (a loop), to be broken.
-KNOWN_LOOPS = {("Backends", "Gpu"), ("Gpu", "Workloads")}
+KNOWN_LOOPS = set()
 
 INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"', re.M)
 
@@ -108,7 +107,7 @@ def main():
                 continue
             edges.setdefault((source, target), []).append(f"src/{relative}")
             key = (f"src/{relative}", header)
-            label = ALLOWED.get((source, target))
+            label = ALLOWED.get((source, target), "" if (source, target) in PROPOSED else None)
             if (source, target) not in NEVER and label is not None and label in path.name:
                 continue
             if key in KNOWN:

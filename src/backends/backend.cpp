@@ -4,7 +4,6 @@
 
 #include "backends/reference/reference_backend.h"
 #include "core/errors.h"
-#include "gpu/gpu_loader.h"
 
 #if DLCBENCH_HAVE_ONEDNN
 #include "backends/onednn/onednn_backend.h"
@@ -27,7 +26,9 @@ std::unique_ptr<Backend> make_backend(const std::string& name, int threads) {
   if (name == "onednn") throw UsageError(backend_unavailable(name));
 #endif
   if (name == "reference") return make_reference_backend(threads);
-  if (name == "cuda") return gpu_plugin().make_backend(threads);
+  // The cuda back end lives in the CUDA plugin, which the GPU loader above
+  // the back ends opens (gpu/gpu_loader.h); the worker asks it there.
+  if (name == "cuda") throw UsageError("the cuda back end is made by the CUDA plugin's loader, not here");
   throw UsageError(fmt::format("unknown back end '{}': valid back ends are {}", name,
                                fmt::join(backend_names(), ", ")));
 }

@@ -6,6 +6,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include "core/exit_codes.h"
+
 namespace dlcbench::cli {
 
 // Each adds its subcommand to the app; the callback runs it and sets the exit
@@ -16,8 +18,9 @@ namespace dlcbench::cli {
 void add_worker_command(CLI::App& app, int& exit_code);
 void add_worker_forward_command(CLI::App& app, int& exit_code);
 void add_run_command(CLI::App& app, int& exit_code);
-void add_explain_command(CLI::App& app, int& exit_code);  // in run_command.cpp: a run with variants
-void add_calibrate_command(CLI::App& app, int& exit_code);  // in run_command.cpp: an A/A run
+void add_explain_command(CLI::App& app, int& exit_code);    // a run with variants
+void add_calibrate_command(CLI::App& app, int& exit_code);  // an A/A run
+void add_compare_command(CLI::App& app, int& exit_code);    // two runs' reports side by side
 void add_data_command(CLI::App& app, int& exit_code);
 void add_list_command(CLI::App& app, int& exit_code);
 void add_report_command(CLI::App& app, int& exit_code);
@@ -35,12 +38,5 @@ const std::vector<std::string>& invocation();
 // standard descriptors open, parses and runs the chosen command, and turns
 // what escapes it into a message and an exit code (invocation.cpp).
 int run_program(CLI::App& app, int argc, char** argv, int& exit_code);
-
-// Exit codes shared by the subcommands.
-inline constexpr int kExitOk = 0;
-inline constexpr int kExitFailure = 1;      // something failed while running
-inline constexpr int kExitUsage = 2;        // bad input: the message says how to fix it
-inline constexpr int kExitNotComparable = 3;  // measured, but not like for like
-inline constexpr int kExitInterrupted = 130;
 
 }  // namespace dlcbench::cli

@@ -18,14 +18,15 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
+#include "cli/run_options.h"
 #include "cli/option_checks.h"
+#include "cluster/k8s_image.h"
 #include "cluster/k8s_manifest.h"
 #include "core/companion_programs.h"
 #include "core/errors.h"
 #include "core/scratch_dir.h"
 #include "data/dataset.h"
 #include "orchestrator/plan.h"
-#include "runtimes/image_builder.h"
 
 namespace fs = std::filesystem;
 
@@ -113,27 +114,18 @@ void check_run_options(const std::vector<std::string>& options) {
                      "that is not an option of `dlcbench run` or `dlcbench k8s`)");
 }
 
-// The value of `--option VALUE` or `--option=VALUE` among the run options.
-std::optional<std::string> option_value(const std::vector<std::string>& options, const std::string& option) {
-  for (std::size_t i = 0; i < options.size(); ++i) {
-    if (options[i] == option && i + 1 < options.size()) return options[i + 1];
-    if (options[i].rfind(option + "=", 0) == 0) return options[i].substr(option.size() + 1);
-  }
-  return std::nullopt;
-}
-
 // Without --threads each side takes the CPUs it may use: the pod's cpuset,
 // which a CPU limit does not shrink, so a limit below it measures throttling.
-void warn_threads_and_cpu_limit(const K8sJobRequest& r) {
+void warn_threads_and_cpu_limit(const K8sJobRequest& r, const RunRequest& run) {
   if (r.resources.cpu_limit.empty()) return;
   const double cores = *k8s_quantity_value(r.resources.cpu_limit);
-  const auto threads = option_value(r.run_options, "--threads");
+  const std::optional<int> threads = run.threads;
   if (!threads)
     std::cerr << fmt::format("warning: --cpu-limit {} without --threads: the pod's run takes as many threads as the "
                              "node has CPUs it may use, which a CPU limit does not reduce, so the threads are "
                              "throttled; give --threads (at most {:g}) to measure the same threads on both sides\n",
                              r.resources.cpu_limit, std::floor(cores));
-  else if (std::stod(*threads) > cores)
+  else if (*threads > cores)
     std::cerr << fmt::format("warning: --threads {} is more than --cpu-limit {} allows to run at once: the pod's "
                              "threads will be throttled, and that is what will be measured\n",
                              *threads, r.resources.cpu_limit);
@@ -160,18 +152,12 @@ std::string printed_command(const std::string& program, const std::vector<std::s
   return line;
 }
 
-// The worker image's root file system as a tar archive, for `docker import`
-// and a push to the cluster's registry: the same files dlcbench's own images
-// hold (dlcbench-worker, its shared libraries, dlcbench-noop), and this
-// binary beside them, which the pods run.
+// The worker image's root file system as a tar archive (cluster/k8s_image.h).
 void save_image(const fs::path& file) {
-  const fs::path exe = fs::read_symlink("/proc/self/exe");
-  const ImageContent content = worker_image_content(worker_program_beside(exe), {{exe, false, kImageBinaryPath}});
-  ScratchDir scratch("dlcbench-k8s-image");
-  write_rootfs_tar(content, fs::absolute(file), scratch.path());
+  const std::string content_id = write_k8s_image(fs::read_symlink("/proc/self/exe"), file);
   std::cout << fmt::format("wrote {} (content {}): the worker image's root file system\n  docker import --change "
                            "'LABEL dlcbench.content={}' {} REGISTRY/dlcbench:TAG && docker push REGISTRY/dlcbench:TAG\n",
-                           file.string(), content.content_id, content.content_id, shell_word(file.string()));
+                           file.string(), content_id, content_id, shell_word(file.string()));
 }
 
 // kubectl apply -f DIR applies every file in DIR: a folder holding anything
@@ -247,7 +233,7 @@ std::vector<K8sJob> checked_jobs(K8sOptions& o, const std::vector<std::string>& 
   refuse_job_options(run_options);
   std::vector<K8sJob> jobs = k8s_jobs(r);  // the Job's own checks first: they need no dry run
   check_run_options(run_options);
-  warn_threads_and_cpu_limit(r);
+  warn_threads_and_cpu_limit(r, run_request_of_words(run_options));
   return jobs;
 }
 

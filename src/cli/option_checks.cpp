@@ -86,13 +86,6 @@ CLI::Validator checked_by(std::function<void(const std::string&)> check) {
       "");
 }
 
-int usable_cpu_count() {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  if (sched_getaffinity(0, sizeof set, &set) != 0) return 1;
-  return std::max(1, CPU_COUNT(&set));
-}
-
 int exit_code_of(const std::function<int()>& body) {
   try {
     return body();

@@ -10,24 +10,9 @@
 
 #include <CLI/CLI.hpp>
 
-namespace dlcbench::cli {
+#include "core/limits.h"
 
-// Rounds (--runs, --max-runs): more than this is days of launches for any case.
-inline constexpr long kMaxRuns = 100000;
-// Batches or operations per launch.
-inline constexpr long kMaxIters = 1000000;
-// Compute threads. Above the CPU count is accepted with a warning (a user may
-// want to measure oversubscription); above this it is a typing error.
-inline constexpr long kMaxThreads = 1024;
-// Mini-batch size: the data sets hold at most 60,000 training examples, so a
-// larger batch only repeats them (and needs gigabytes per step).
-inline constexpr long kMaxBatch = 65536;
-// Timed starts per round of the startup workload.
-inline constexpr long kMaxStarts = 10000;
-// A micro-benchmark's size (a matrix order, elements, or a file's bytes): 1 TiB.
-inline constexpr long kMaxMicroSize = 1L << 40;
-// --case-timeout: a week.
-inline constexpr double kMaxCaseTimeoutSeconds = 7 * 24 * 3600.0;
+namespace dlcbench::cli {
 
 // A whole number from `low` to `high`: "--runs: 0 is not allowed: give a
 // whole number from 1 to 100000".
@@ -52,8 +37,5 @@ CLI::Validator checked_by(std::function<void(const std::string&)> check);
 // thrown is bad input (2), any other error a failure (1), each printed as
 // "error: ...".
 int exit_code_of(const std::function<int()>& body);
-
-// CPUs this process may run on (its affinity), at least 1.
-int usable_cpu_count();
 
 }  // namespace dlcbench::cli

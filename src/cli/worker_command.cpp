@@ -28,6 +28,7 @@
 #include "data/example_reader.h"
 #include "data/token_reader.h"
 #include "data/training_data.h"
+#include "gpu/gpu_loader.h"
 #include "workloads/micro/micro_workloads.h"
 #include "workloads/registry.h"
 
@@ -202,14 +203,52 @@ int run_micro_worker(const WorkerOptions& o, const MicroWorkloadInfo& info, std:
   return kExitOk;
 }
 
+// The timed steps of a training case: warm-up, then measured, each a
+// sample line (its batch read inside the step with --input disk), the
+// accounting of the measured phase, and the "done" line.
+void train_and_emit(const CaseSpec& spec, TrainingSession& session, DiskBatches& disk,
+                    std::optional<PhaseAccounting>& accounting, const std::string& unit) {
+  const int total = spec.warmup + spec.iters;
+  double measured_sum = 0;
+  for (int i = 0; i < total; ++i) {
+    const auto index = static_cast<std::size_t>(i);
+    if (i == spec.warmup && accounting) start_measured_phase(*accounting);
+    double read_seconds = 0;
+    const double cpu_before = process_cpu_seconds();
+    Stopwatch step_clock;
+    if (disk.active()) {
+      // Reading the batch is part of the step: that is what --input disk measures.
+      disk.load(index, session);
+      read_seconds = step_clock.seconds();
+    } else {
+      session.load_batch(index);
+      step_clock.restart();
+    }
+    const double loss = session.train_step();
+    const double seconds = step_clock.seconds();
+    const double cpu_seconds = process_cpu_seconds() - cpu_before;
+    const bool warmup = i < spec.warmup;
+    if (!warmup) measured_sum += seconds;
+    nlohmann::json sample = {{"type", "sample"},
+                             {"phase", warmup ? "warmup" : "measured"},
+                             {"iter", warmup ? i : i - spec.warmup},
+                             {"seconds", seconds},
+                             {"cpu_seconds", cpu_seconds},
+                             {"loss", std::isfinite(loss) ? nlohmann::json(loss) : nlohmann::json()}};
+    if (disk.active()) sample["read_seconds"] = read_seconds;
+    if (auto detail = session.step_detail(); !detail.empty()) sample["detail"] = std::move(detail);
+    emit(sample);
+  }
+  end_measured_phase(accounting, spec.iters);
+  emit({{"type", "done"},
+        {"measured", spec.iters},
+        {"mean_seconds", measured_sum / spec.iters},
+        {"unit", unit}});
+}
+
 int run_worker(const WorkerOptions& o) {
   const CaseSpec& spec = o.spec;
-  if (spec.workload == kStartupWorkload)
-    throw UsageError("the startup workload is timed by `dlcbench run` around each start, not inside a worker");
-  validate_case_names(spec.workload, spec.backend, spec.device);
-  if (spec.threads < 1) throw UsageError("--threads must be at least 1");
-  if (spec.iters < 1) throw UsageError("--iters must be at least 1");
-  if (spec.warmup < 0) throw UsageError("--warmup cannot be negative");
+  check_worker_case(spec);
   // Before anything starts a thread (the back end's pools, BLAS): the
   // counters it opens are inherited only by threads started after.
   std::optional<PhaseAccounting> accounting;
@@ -217,13 +256,11 @@ int run_worker(const WorkerOptions& o) {
   g_hold_samples = o.hold_samples;
   if (const MicroWorkloadInfo* micro = find_micro_workload(spec.workload))
     return run_micro_worker(o, *micro, accounting);
-  if (spec.batch < 1) throw UsageError("--batch must be at least 1");
-  if (spec.input != "memory" && spec.input != "disk")
-    throw UsageError(fmt::format("--input {}: valid values are memory and disk", spec.input));
   const WorkloadInfo& workload = *find_workload(spec.workload);
   const nlohmann::json allocator = pin_allocator_settings();  // before anything is allocated for training
 
-  auto backend = make_backend(spec.backend, spec.threads);
+  // The cuda back end lives in the CUDA plugin, which the GPU loader opens.
+  auto backend = spec.backend == "cuda" ? gpu_plugin().make_backend(spec.threads) : make_backend(spec.backend, spec.threads);
   if (o.fingerprint_only) {
     // The environment's part, for the like-for-like check before a run.
     auto fingerprint = environment_fingerprint(fingerprint_paths(o));
@@ -258,42 +295,7 @@ int run_worker(const WorkerOptions& o) {
   DiskBatches disk;
   if (spec.input == "disk") disk = DiskBatches(workload, o.data, spec);
 
-  const int total = spec.warmup + spec.iters;
-  double measured_sum = 0;
-  for (int i = 0; i < total; ++i) {
-    const auto index = static_cast<std::size_t>(i);
-    if (i == spec.warmup && accounting) start_measured_phase(*accounting);
-    double read_seconds = 0;
-    const double cpu_before = process_cpu_seconds();
-    Stopwatch step_clock;
-    if (disk.active()) {
-      // Reading the batch is part of the step: that is what --input disk measures.
-      disk.load(index, *session);
-      read_seconds = step_clock.seconds();
-    } else {
-      session->load_batch(index);
-      step_clock.restart();
-    }
-    const double loss = session->train_step();
-    const double seconds = step_clock.seconds();
-    const double cpu_seconds = process_cpu_seconds() - cpu_before;
-    const bool warmup = i < spec.warmup;
-    if (!warmup) measured_sum += seconds;
-    nlohmann::json sample = {{"type", "sample"},
-                             {"phase", warmup ? "warmup" : "measured"},
-                             {"iter", warmup ? i : i - spec.warmup},
-                             {"seconds", seconds},
-                             {"cpu_seconds", cpu_seconds},
-                             {"loss", std::isfinite(loss) ? nlohmann::json(loss) : nlohmann::json()}};
-    if (disk.active()) sample["read_seconds"] = read_seconds;
-    if (auto detail = session->step_detail(); !detail.empty()) sample["detail"] = std::move(detail);
-    emit(sample);
-  }
-  end_measured_phase(accounting, spec.iters);
-  emit({{"type", "done"},
-        {"measured", spec.iters},
-        {"mean_seconds", measured_sum / spec.iters},
-        {"unit", workload.unit}});
+  train_and_emit(spec, *session, disk, accounting, workload.unit);
   return kExitOk;
 }
 

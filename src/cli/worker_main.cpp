@@ -9,7 +9,7 @@
 int main(int argc, char** argv) {
   using namespace dlcbench::cli;
   CLI::App app{"dlcbench-worker: run one dlcbench case here and print JSON lines"};
-  int exit_code = kExitOk;
+  int exit_code = dlcbench::kExitOk;
   add_worker_command(app, exit_code);
   return run_program(app, argc, argv, exit_code);
 }

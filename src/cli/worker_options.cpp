@@ -4,7 +4,11 @@
 
 #include <limits>
 
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
 #include "cli/option_checks.h"
+#include "core/errors.h"
 #include "workloads/registry.h"
 
 namespace dlcbench::cli {
@@ -12,6 +16,10 @@ namespace dlcbench::cli {
 CLI::App* add_worker_options(CLI::App& app, WorkerOptions& options) {
   auto* cmd = app.add_subcommand("worker", "Run one case here and print JSON lines (used by `run`)");
   CaseSpec& s = options.spec;
+  cmd->add_option("--case", "The case as `dlcbench run` hands it over: one JSON object, as the manifest's plan "
+                            "records each case (instead of --workload, --backend and the rest)")
+      ->check(checked_by([](const std::string& text) { worker_case_from_json(text); }))
+      ->each([&s](const std::string& text) { s = worker_case_from_json(text); });
   cmd->add_option("--workload", s.workload, "Workload name (see `dlcbench list`)")
       ->check(not_empty("a workload (see `dlcbench list`)") & checked_by(validate_workload_name))
       ->capture_default_str();
@@ -55,6 +63,26 @@ CLI::App* add_worker_options(CLI::App& app, WorkerOptions& options) {
   // Accepted for symmetry with the design's command line; output is always JSON lines.
   cmd->add_flag("--json", options.json, "Print JSON lines (the only format)");
   return cmd;
+}
+
+CaseSpec worker_case_from_json(const std::string& text) {
+  const auto j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded() || !j.is_object()) throw UsageError("give the case as one JSON object, as `dlcbench run` does");
+  CaseSpec spec;
+  try {
+    spec = j.get<CaseSpec>();
+  } catch (const nlohmann::json::exception& e) {
+    throw UsageError(fmt::format("the case cannot be read: {}", e.what()));
+  }
+  check_worker_case(spec);
+  return spec;
+}
+
+void check_worker_case(const CaseSpec& spec) {
+  if (spec.workload == kStartupWorkload)
+    throw UsageError("the startup workload is timed by `dlcbench run` around each start, not inside a worker");
+  validate_case_names(spec.workload, spec.backend, spec.device);
+  check_worker_case_counts(spec);
 }
 
 }  // namespace dlcbench::cli

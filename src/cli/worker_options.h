@@ -25,7 +25,17 @@ struct WorkerOptions {
 };
 
 // Adds the `worker` subcommand with its options bound to `options` (which
-// must outlive `app`), and no callback.
+// must outlive `app`), and no callback. The case comes either as one typed
+// JSON object, --case, the way `dlcbench run` hands it over, or option by
+// option (--workload, --backend, ...), the way a person gives it.
 CLI::App* add_worker_options(CLI::App& app, WorkerOptions& options);
+
+// The case of `--case JSON` (CaseSpec's JSON), every field checked as the
+// worker's options check theirs. Throws UsageError naming the field.
+CaseSpec worker_case_from_json(const std::string& text);
+
+// What every case must satisfy before a worker runs it, whichever way it
+// came: counts in range, names that exist. Throws UsageError.
+void check_worker_case(const CaseSpec& spec);
 
 }  // namespace dlcbench::cli

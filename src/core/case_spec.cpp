@@ -7,6 +7,9 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "core/errors.h"
+#include "core/limits.h"
+
 namespace dlcbench {
 namespace {
 
@@ -38,24 +41,24 @@ std::string CaseSpec::id() const {
 }
 
 std::vector<std::string> CaseSpec::worker_args() const {
-  std::vector<std::string> args = {"worker",
-                                   "--workload", workload,
-                                   "--device", device,
-                                   "--warmup", std::to_string(warmup),
-                                   "--iters", std::to_string(iters),
-                                   "--threads", std::to_string(threads),
-                                   "--seed", std::to_string(seed),
-                                   "--input", input};
-  // A micro-benchmark has no back end or mini-batch (they are "none" and 0,
-  // which the worker's training options refuse).
-  if (!micro()) args.insert(args.end(), {"--backend", backend, "--batch", std::to_string(batch)});
-  if (micro()) {
-    args.insert(args.end(), {"--size", std::to_string(size)});
-    if (!variant.empty()) args.insert(args.end(), {"--variant", variant});
-    if (block > 0) args.insert(args.end(), {"--block", std::to_string(block)});
-    if (!io_mode.empty()) args.insert(args.end(), {"--mode", io_mode});
-  }
-  return args;
+  // The case itself, typed: the worker reads back exactly these fields
+  // (from_json below), with nothing turned into option text and parsed again.
+  return {"worker", "--case", nlohmann::json(*this).dump()};
+}
+
+void check_worker_case_counts(const CaseSpec& spec) {
+  auto in = [](const char* option, long value, long low, long high) {
+    if (value < low || value > high)
+      throw UsageError(fmt::format("{} {} is out of range: give a whole number from {} to {}", option, value, low, high));
+  };
+  in("--threads", spec.threads, 1, kMaxThreads);
+  in("--iters", spec.iters, 1, kMaxIters);
+  in("--warmup", spec.warmup, 0, kMaxIters);
+  if (spec.micro()) return;
+  if (spec.batch < 1 || spec.batch > kMaxBatch)
+    throw UsageError(fmt::format("batch size {} is out of range: give --batch from 1 to {}", spec.batch, kMaxBatch));
+  if (spec.input != "memory" && spec.input != "disk")
+    throw UsageError(fmt::format("--input {}: valid values are memory and disk", spec.input));
 }
 
 void to_json(nlohmann::json& j, const CaseSpec& c) {

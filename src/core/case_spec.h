@@ -45,11 +45,18 @@ struct CaseSpec {
   // "gemm/sgemm/n4096", "io-seq/read/direct/bs1M/256M@rootfs"; "cmd:train"
   // for a user's command.
   std::string id() const;
-  // Arguments that make `dlcbench worker` run this case; the data location
-  // and the I/O folder are added by the environment, which knows where it
-  // mounts them.
+  // Arguments that make `dlcbench worker` run this case: `worker --case
+  // JSON`, the case as it is (to_json); the data location and the I/O folder
+  // are added by the environment, which knows where it mounts them.
   std::vector<std::string> worker_args() const;
 };
+
+// The counts of a case a worker runs (a network's training or a
+// micro-benchmark), checked once for every way a case is made (planned from
+// a request, or read by the worker): threads, measured and warm-up
+// iterations, and a network's batch and input, within the ranges of
+// core/limits.h. Throws UsageError naming the option.
+void check_worker_case_counts(const CaseSpec& spec);
 
 void to_json(nlohmann::json& j, const CaseSpec& c);
 void from_json(const nlohmann::json& j, CaseSpec& c);

@@ -358,4 +358,11 @@ std::optional<std::string> find_program(std::string_view name) {
   return std::nullopt;
 }
 
+int usable_cpu_count() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) != 0) return 1;
+  return std::max(1, CPU_COUNT(&set));
+}
+
 }  // namespace dlcbench

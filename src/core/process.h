@@ -70,4 +70,7 @@ std::string tail(const std::string& s, std::size_t n);
 // The full path of a program found on PATH, like `command -v`.
 std::optional<std::string> find_program(std::string_view name);
 
+// CPUs this process may run on (its affinity), at least 1.
+int usable_cpu_count();
+
 }  // namespace dlcbench

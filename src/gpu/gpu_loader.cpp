@@ -14,7 +14,7 @@
 #include "core/errors.h"
 #include "core/process.h"
 #include "gpu/cuda_plugin_status.h"
-#include "runtimes/image_builder.h"
+#include "core/image_files.h"
 
 namespace fs = std::filesystem;
 

@@ -8,8 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "gpu/gpu_plugin.h"
-#include "runtimes/image_builder.h"
+#include "backends/cuda/gpu_plugin.h"
+#include "core/image_files.h"
 
 namespace dlcbench {
 

@@ -23,6 +23,13 @@ bool is_environment_name(const std::string& name) {
                                fmt::join(environment_names(), ", ")));
 }
 
+// The one place an environment's options are parsed: every key and value
+// checked, before anything is measured, and kept typed for the runtimes.
+EnvironmentRequest with_options_parsed(EnvironmentRequest request) {
+  request.container = parse_container_options(request.name, request.options);
+  return request;
+}
+
 }  // namespace
 
 std::vector<std::string> environment_names() {
@@ -69,15 +76,12 @@ EnvironmentRequest parse_environment_request(const std::string& label) {
       last_key = key;
     }
   }
-  // Every key and value checked now, before anything is measured, and kept typed.
-  r.container = parse_container_options(r.name, r.options);
-  return r;
+  return with_options_parsed(std::move(r));
 }
 
 EnvironmentRequest with_container_option(EnvironmentRequest request, const std::string& key, const std::string& value) {
   request.options[key] = value;
-  request.container = parse_container_options(request.name, request.options);
-  return request;
+  return with_options_parsed(std::move(request));
 }
 
 std::vector<EnvironmentRequest> parse_environment_list(const std::string& text) {

@@ -55,6 +55,42 @@ FeatureChange toggle(const EnvironmentRequest& env, const std::string& key, cons
                                                : with_option(env, key, to, to_words);
 }
 
+// seccomp: the engine's default profile against unconfined, or a bundle's
+// none against Podman's default.
+FeatureChange seccomp_change(const EnvironmentRequest& env, bool gvisor, const std::string& fixed_by_dockerd) {
+  const std::string& name = env.name;
+  if (name == "docker" && gvisor)
+    return not_applicable("gVisor applies a container's seccomp profile only with --oci-seccomp, and " +
+                          fixed_by_dockerd);
+  if (is_engine(name))
+    return option_or(env.options, "seccomp", "") == ""
+               ? with_option(env, "seccomp", "unconfined", "seccomp unconfined instead of the engine's default profile")
+               : without_option(env, "seccomp", "the engine's default seccomp profile instead of seccomp=" +
+                                                    env.options.at("seccomp"));
+  if (option_or(env.options, "seccomp", "unconfined") == "unconfined")
+    return with_option(env, "seccomp", "default",
+                       gvisor ? "Podman's default seccomp profile applied inside the sandbox (--oci-seccomp), "
+                                "which a bundle does not have"
+                              : "Podman's default seccomp profile (Docker's with a few calls left to "
+                                "capabilities), which a bundle does not have");
+  return without_option(env, "seccomp", "no seccomp filter instead of seccomp=" + env.options.at("seccomp"));
+}
+
+// limits: every cgroup CPU and memory limit taken away at once.
+FeatureChange limits_change(const EnvironmentRequest& env) {
+  FeatureChange c{env.options, "", ""};
+  std::vector<std::string> removed;
+  for (const char* key : {"cpus", "cpuset", "memory"})
+    if (c.options.count(key)) {
+      removed.push_back(fmt::format("{}={}", key, c.options.at(key)));
+      c.options.erase(key);
+    }
+  if (removed.empty())
+    return not_applicable(fmt::format("{} sets no cgroup limit (cpus=, cpuset=, memory=) to take away", env.text));
+  c.change = fmt::format("no cgroup CPU or memory limit ({} taken away)", fmt::join(removed, ", "));
+  return c;
+}
+
 FeatureChange change_feature(const EnvironmentRequest& env, AblationFeature feature, const AblationContext& ctx) {
   const std::string& name = env.name;
   const bool gvisor = name == "runsc" || option_or(env.options, "runtime", "") == "runsc";
@@ -64,21 +100,7 @@ FeatureChange change_feature(const EnvironmentRequest& env, AblationFeature feat
                                        "docker option changes; explain runsc itself for gVisor's options";
   switch (feature) {
     case AblationFeature::seccomp:
-      if (name == "docker" && gvisor)
-        return not_applicable("gVisor applies a container's seccomp profile only with --oci-seccomp, and " +
-                              fixed_by_dockerd);
-      if (is_engine(name))
-        return option_or(env.options, "seccomp", "") == ""
-                   ? with_option(env, "seccomp", "unconfined", "seccomp unconfined instead of the engine's default profile")
-                   : without_option(env, "seccomp", "the engine's default seccomp profile instead of seccomp=" +
-                                                        env.options.at("seccomp"));
-      if (option_or(env.options, "seccomp", "unconfined") == "unconfined")
-        return with_option(env, "seccomp", "default",
-                           gvisor ? "Podman's default seccomp profile applied inside the sandbox (--oci-seccomp), "
-                                    "which a bundle does not have"
-                                  : "Podman's default seccomp profile (Docker's with a few calls left to "
-                                    "capabilities), which a bundle does not have");
-      return without_option(env, "seccomp", "no seccomp filter instead of seccomp=" + env.options.at("seccomp"));
+      return seccomp_change(env, gvisor, fixed_by_dockerd);
     case AblationFeature::network:
       if (option_or(env.options, "network", "none") == "host")
         return without_option(env, "network", "a network namespace of its own instead of the host's");
@@ -96,19 +118,8 @@ FeatureChange change_feature(const EnvironmentRequest& env, AblationFeature feat
       if (gvisor) return not_applicable("gVisor's kernel keeps its own PID namespace whatever the bundle asks");
       return toggle(env, "pid", "host", "the host's PID namespace instead of its own",
                     "a PID namespace of its own instead of the host's");
-    case AblationFeature::limits: {
-      FeatureChange c{env.options, "", ""};
-      std::vector<std::string> removed;
-      for (const char* key : {"cpus", "cpuset", "memory"})
-        if (c.options.count(key)) {
-          removed.push_back(fmt::format("{}={}", key, c.options.at(key)));
-          c.options.erase(key);
-        }
-      if (removed.empty())
-        return not_applicable(fmt::format("{} sets no cgroup limit (cpus=, cpuset=, memory=) to take away", env.text));
-      c.change = fmt::format("no cgroup CPU or memory limit ({} taken away)", fmt::join(removed, ", "));
-      return c;
-    }
+    case AblationFeature::limits:
+      return limits_change(env);
     case AblationFeature::scratch:
       if (!ctx.writes_rootfs)
         return not_applicable("no workload of this run writes to the container's own file system: no io-seq or "

@@ -161,6 +161,48 @@ void OutsideAccounting::start() {
   read_seconds_ = clock.seconds();
 }
 
+namespace {
+
+// The machine's CPU time over a phase of `phase_seconds`, from the readings
+// at its two ends (/proc/stat's ticks, the root cgroup's usage where it can
+// be read), and what of it neither the environment (`environment_cpu`) nor
+// the orchestrator used: the foreign CPU time, with what the readings'
+// rounding alone can make of nothing.
+nlohmann::json machine_reading(const std::pair<MachineCpuTicks, MachineCpuTicks>& ticks,
+                               const std::pair<std::optional<FineMachineCpu>, std::optional<FineMachineCpu>>& fine_readings,
+                               double phase_seconds, double tick, double environment_cpu, double orchestrator_cpu,
+                               int tick_readings) {
+  const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  const double busy_ticks = static_cast<double>(ticks.second.busy - ticks.first.busy) * tick;
+  // /proc/stat's busy line is five fields, each truncated to a tick, at
+  // both ends: on a phase of a few ms that alone reads as 100% of a CPU.
+  // The root cgroup's usage counts the same time in microseconds; where it
+  // disagrees with the ticks by more than they can be off, it is not the
+  // machine's (a cgroup namespace) and the ticks stand.
+  const auto fine = fine_busy_seconds(fine_readings.first, fine_readings.second, busy_ticks, tick,
+                                      0.001 * phase_seconds * static_cast<double>(cpus));
+  const double busy = fine ? *fine : busy_ticks;
+  const std::string source = fine ? fine_readings.second->source : std::string("/proc/stat (clock ticks)");
+  // What the readings alone can make of nothing: the processes' ticks, and
+  // /proc/stat's busy line (five fields at both ends) where it stands.
+  const double uncertainty = tick_rounding_seconds(tick, (fine ? 0 : 10) + tick_readings);
+  return {{"phase_seconds", phase_seconds},
+          {"cpus", cpus},
+          {"busy_seconds", busy},
+          {"busy_source", source},
+          {"steal_seconds", static_cast<double>(ticks.second.steal - ticks.first.steal) * tick},
+          // One field, truncated at both ends: within a tick.
+          {"steal_uncertainty_seconds", tick},
+          {"orchestrator_cpu_seconds", orchestrator_cpu},
+          // What the readings' rounding alone can make of nothing:
+          // the foreign time can come out that far below zero on
+          // a quiet machine, or above it.
+          {"foreign_cpu_seconds", busy - environment_cpu - orchestrator_cpu},
+          {"foreign_uncertainty_seconds", uncertainty}};
+}
+
+}  // namespace
+
 nlohmann::json OutsideAccounting::finish(std::optional<double> worker_cpu_inside) const {
   Stopwatch clock;
   nlohmann::json out = nlohmann::json::object();
@@ -211,38 +253,11 @@ nlohmann::json OutsideAccounting::finish(std::optional<double> worker_cpu_inside
   out["processes_ended_uncounted"] = ended;
   // /proc counts each process in clock ticks.
   out["tick_seconds"] = 1.0 / static_cast<double>(std::max(1L, sysconf(_SC_CLK_TCK)));
-  const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-  if (machine_begin_ && machine_end && cpus > 0) {
-    const double tick = out["tick_seconds"].get<double>();
-    const double busy_ticks = static_cast<double>(machine_end->busy - machine_begin_->busy) * tick;
-    // /proc/stat's busy line is five fields, each truncated to a tick, at
-    // both ends: on a phase of a few ms that alone reads as 100% of a CPU.
-    // The root cgroup's usage counts the same time in microseconds; where it
-    // disagrees with the ticks by more than they can be off, it is not the
-    // machine's (a cgroup namespace) and the ticks stand.
-    const auto fine = fine_busy_seconds(fine_begin_, fine_end, busy_ticks, tick,
-                                        0.001 * phase_seconds * static_cast<double>(cpus));
-    const double busy = fine ? *fine : busy_ticks;
-    const std::string source = fine ? fine_end->source : std::string("/proc/stat (clock ticks)");
-    // What the readings alone can make of nothing: the processes' ticks, and
-    // /proc/stat's busy line (five fields at both ends) where it stands.
-    const double uncertainty = tick_rounding_seconds(tick, (fine ? 0 : 10) + tick_readings);
-    out["machine"] = {{"phase_seconds", phase_seconds},
-                      {"cpus", cpus},
-                      {"busy_seconds", busy},
-                      {"busy_source", source},
-                      {"steal_seconds", static_cast<double>(machine_end->steal - machine_begin_->steal) * tick},
-                      // One field, truncated at both ends: within a tick.
-                      {"steal_uncertainty_seconds", tick},
-                      {"orchestrator_cpu_seconds", orchestrator_cpu},
-                      // What the readings' rounding alone can make of nothing:
-                      // the foreign time can come out that far below zero on
-                      // a quiet machine, or above it.
-                      {"foreign_cpu_seconds", busy - total - orchestrator_cpu},
-                      {"foreign_uncertainty_seconds", uncertainty}};
-  } else {
+  if (machine_begin_ && machine_end && sysconf(_SC_NPROCESSORS_ONLN) > 0)
+    out["machine"] = machine_reading({*machine_begin_, *machine_end}, {fine_begin_, fine_end}, phase_seconds,
+                                     out["tick_seconds"].get<double>(), total, orchestrator_cpu, tick_readings);
+  else
     out["machine_unavailable"] = "/proc/stat has no cpu line here";
-  }
   out["read_seconds"] = read_seconds_ + clock.seconds();
   return out;
 }

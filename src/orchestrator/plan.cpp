@@ -18,15 +18,66 @@ std::string launch_data(const Plan& plan, const CaseSpec& spec) {
   return spec.micro() ? std::string(kSyntheticData) : plan.data;
 }
 
+namespace {
+
+// A network's cases: each back end on each device of the request it
+// supports, at each batch size (or the network's default for the device).
+std::vector<CaseSpec> training_cases(const PlanRequest& request, const std::string& workload) {
+  std::vector<CaseSpec> cases;
+  for (const auto& backend : request.backends) {
+    std::vector<std::string> devices;
+    for (const auto& device : request.devices)
+      if (const BackendInfo* b = find_backend(backend);
+          b && std::find(b->devices.begin(), b->devices.end(), device) != b->devices.end())
+        devices.push_back(device);
+    // None: the error names the back end, the device and what it supports.
+    if (devices.empty()) validate_case_names(workload, backend, request.devices.empty() ? "" : request.devices[0]);
+    for (const auto& device : devices) {
+      validate_case_names(workload, backend, device);
+      std::vector<int> batches = request.batches;
+      if (batches.empty()) batches.push_back(find_workload(workload)->model.default_batch(device));
+      for (int batch : batches) {
+        CaseSpec c;
+        c.workload = workload;
+        c.backend = backend;
+        c.device = device;
+        c.batch = batch;
+        c.warmup = request.warmup.value_or(kTrainingWarmup);
+        c.iters = request.iters.value_or(kTrainingIters);
+        c.threads = request.threads;
+        c.seed = request.seed;
+        c.input = request.input;
+        cases.push_back(c);
+      }
+    }
+  }
+  return cases;
+}
+
+// A user's command: one case, "cmd:<name>".
+CaseSpec command_case(const PlanRequest& request) {
+  CaseSpec c;
+  c.workload = kCommandWorkload;
+  c.backend = "none";
+  c.batch = 0;
+  // Its GPU (if it uses one) is given to the containers with --device gpu.
+  c.device = std::find(request.devices.begin(), request.devices.end(), "gpu") != request.devices.end() ? "gpu" : "cpu";
+  const bool per_iteration = request.command->metric.source != MetricSpec::Source::wall_time;
+  c.warmup = per_iteration ? request.warmup.value_or(1) : 0;
+  c.iters = 0;  // as many iterations as the command reports (one figure a launch without --metric)
+  c.threads = request.threads;
+  c.seed = request.seed;
+  c.command = *request.command;
+  return c;
+}
+
+}  // namespace
+
 std::vector<CaseSpec> expand_cases(const PlanRequest& request) {
   if (request.workloads.empty() && !request.command)
     throw UsageError(fmt::format("no workload given: valid workloads are {}", fmt::join(workload_names(), ", ")));
   if (request.backends.empty() && !request.workloads.empty())
     throw UsageError(fmt::format("no back end given: valid back ends are {}", fmt::join(backend_names(), ", ")));
-  for (int b : request.batches)
-    if (b < 1) throw UsageError(fmt::format("batch size {} is not positive", b));
-  if (request.iters && *request.iters < 1) throw UsageError("--iters must be at least 1");
-  if (request.warmup && *request.warmup < 0) throw UsageError("--warmup cannot be negative");
   if (request.io_targets.empty()) throw UsageError("--path: give at least one of rootfs, tmpfs or a folder");
   MicroPlanSettings micro;
   micro.io_targets = request.io_targets;
@@ -34,9 +85,6 @@ std::vector<CaseSpec> expand_cases(const PlanRequest& request) {
   micro.iters = request.iters;
   micro.threads = request.threads;
   micro.seed = request.seed;
-  if (request.threads < 1) throw UsageError("--threads must be at least 1");
-  if (request.input != "memory" && request.input != "disk")
-    throw UsageError(fmt::format("--input {}: valid values are memory and disk", request.input));
 
   std::vector<CaseSpec> cases;
   for (const auto& item : request.workloads) {
@@ -67,49 +115,11 @@ std::vector<CaseSpec> expand_cases(const PlanRequest& request) {
       cases.push_back(c);
       continue;
     }
-    for (const auto& backend : request.backends) {
-      std::vector<std::string> devices;
-      for (const auto& device : request.devices)
-        if (const BackendInfo* b = find_backend(backend);
-            b && std::find(b->devices.begin(), b->devices.end(), device) != b->devices.end())
-          devices.push_back(device);
-      // None: the error names the back end, the device and what it supports.
-      if (devices.empty()) validate_case_names(workload, backend, request.devices.empty() ? "" : request.devices[0]);
-      for (const auto& device : devices) {
-        validate_case_names(workload, backend, device);
-        std::vector<int> batches = request.batches;
-        if (batches.empty()) batches.push_back(find_workload(workload)->model.default_batch(device));
-        for (int batch : batches) {
-          CaseSpec c;
-          c.workload = workload;
-          c.backend = backend;
-          c.device = device;
-          c.batch = batch;
-          c.warmup = request.warmup.value_or(kTrainingWarmup);
-          c.iters = request.iters.value_or(kTrainingIters);
-          c.threads = request.threads;
-          c.seed = request.seed;
-          c.input = request.input;
-          cases.push_back(c);
-        }
-      }
-    }
+    for (auto& c : training_cases(request, workload)) cases.push_back(std::move(c));
   }
-  if (request.command) {
-    CaseSpec c;
-    c.workload = kCommandWorkload;
-    c.backend = "none";
-    c.batch = 0;
-    // Its GPU (if it uses one) is given to the containers with --device gpu.
-    c.device = std::find(request.devices.begin(), request.devices.end(), "gpu") != request.devices.end() ? "gpu" : "cpu";
-    const bool per_iteration = request.command->metric.source != MetricSpec::Source::wall_time;
-    c.warmup = per_iteration ? request.warmup.value_or(1) : 0;
-    c.iters = 0;  // as many iterations as the command reports (one figure a launch without --metric)
-    c.threads = request.threads;
-    c.seed = request.seed;
-    c.command = *request.command;
-    cases.push_back(c);
-  }
+  if (request.command) cases.push_back(command_case(request));
+  for (const auto& c : cases)
+    if (!c.is_command() && c.workload != kStartupWorkload) check_worker_case_counts(c);
   for (std::size_t i = 0; i < cases.size(); ++i)
     for (std::size_t j = 0; j < i; ++j)
       if (cases[i].id() == cases[j].id())

@@ -164,12 +164,6 @@ std::string where_command_ran(const Environment& environment) {
   return "on the host";
 }
 
-// A user's command under dlcbench-probe. Without a metric the launch is one
-// sample, the command's run from its start to its exit as the probe timed it
-// (the environment's start is the startup workload's); with one, each figure the metric
-// reads from the output is a sample, the first spec.warmup warm-up. A rate
-// (higher is better) is kept as its inverse, seconds per unit, so the
-// statistics read as for every other workload (above 1 is slower).
 // The CPU time dlcbench-probe counted for its command's tree over a phase,
 // and its own: the command, and the probe with it, may be gone before the
 // orchestrator reads /proc. None under gVisor, whose getrusage is its own
@@ -189,167 +183,199 @@ std::optional<double> command_cpu_inside(const nlohmann::json& accounting) {
   return cpu;
 }
 
-LaunchOutcome run_user_command(const Plan& plan, const CaseSpec& spec, ScheduledEnvironment& env,
-                               const std::string& instance, int round, ResultsWriter& results,
-                               const ScheduleOptions& options) {
-  constexpr std::size_t kOutputLinesKept = 10;  // in results.jsonl and in a metric's error
-  std::vector<std::string> refused;  // the first values --metric captured that are no positive number
-  std::size_t refused_count = 0;
-  LaunchOutcome out;
-  out.instance = instance;
-  out.what = "command";
-  const CommandSpec& command = spec.command;
-  const WorkerLaunch launch = command_launch_of(spec, plan.data);
-  const LaunchCommand argv = env.environment->command(launch, instance);
-  const ProcessSpec process = argv.process(plan.case_timeout_seconds, options.cancel);
-  out.timeout_seconds = plan.case_timeout_seconds;
-  std::optional<MetricReader> metric;
-  if (command.metric.source != MetricSpec::Source::wall_time) metric.emplace(command.metric);
-  OutsideAccounting outside(env.environment->name());
-  std::vector<std::string> first_lines;
-  int lines = 0, iterations = 0;
-  std::optional<int> iterations_at_startup;
-  nlohmann::json command_seconds, first_iteration_at, libraries_count, fingerprint;
-  Stopwatch clock;
-  out.result = run_process(process, [&](std::string_view line) {
+// A user's command under dlcbench-probe. Without a metric the launch is one
+// sample, the command's run from its start to its exit as the probe timed it
+// (the environment's start is the startup workload's); with one, each figure the metric
+// reads from the output is a sample, the first spec.warmup warm-up. A rate
+// (higher is better) is kept as its inverse, seconds per unit, so the
+// statistics read as for every other workload (above 1 is slower).
+//
+// CommandLaunchReader reads what dlcbench-probe prints about the command,
+// line by line, into samples and records, and the launch's outcome at its end.
+class CommandLaunchReader {
+ public:
+  CommandLaunchReader(const CaseSpec& spec, ScheduledEnvironment& env, int round, ResultsWriter& results)
+      : spec_(spec), command_(spec.command), env_(env), round_(round), results_(results),
+        outside_(env.environment->name()) {
+    if (command_.metric.source != MetricSpec::Source::wall_time) metric_.emplace(command_.metric);
+  }
+
+  void read(std::string_view line) {
     auto record = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
     // Not the probe's: what an engine prints before the container starts.
     if (record.is_discarded() || !record.is_object()) {
-      results.append(tag({{"type", "worker_output"}, {"text", std::string(line)}}, env.label, round, spec));
+      append({{"type", "worker_output"}, {"text", std::string(line)}});
       return;
     }
     const std::string type = record.value("type", "");
-    if (type == "output") {
-      const std::string text = record.value("text", "");
-      ++lines;
-      if (first_lines.size() < kOutputLinesKept) {
-        first_lines.push_back(text);
-        results.append(tag({{"type", "command_output"}, {"stream", record.value("stream", "")}, {"text", text}},
-                           env.label, round, spec));
-      }
-      if (!metric) return;
-      const MetricReading reading = metric->reading(text);
-      if (!reading.matched) return;
-      // A time or a rate is above zero: anything else is refused, and the
-      // launch records what (the report says so once).
-      if (!reading.value || !(*reading.value > 0)) {
-        if (refused.size() < kRefusedValuesKept) refused.push_back(reading.text);
-        ++refused_count;
-        return;
-      }
-      const auto& value = reading.value;
-      const bool warmup = iterations < spec.warmup;
-      const double seconds = command.metric.higher_is_better ? 1.0 / *value : *value;
-      if (first_iteration_at.is_null()) first_iteration_at = record.value("t", 0.0);
-      results.append(tag({{"type", "sample"},
-                          {"phase", warmup ? "warmup" : "measured"},
-                          {"iter", warmup ? iterations : iterations - spec.warmup},
-                          {"seconds", seconds},
-                          {"value", *value},
-                          // A rate's "operation" is one unit: its figure is 1 / seconds.
-                          {"work", command.metric.higher_is_better ? 1.0 : 0.0},
-                          {"t", record.value("t", 0.0)}},
-                         env.label, round, spec));
-      if (!warmup) out.measured.push_back(seconds);
-      ++iterations;
-      return;
-    }
-    if (type == "phase") outside.start();
-    if (type == "accounting" && record.value("phase", "") == "startup") {
-      // The command's start-up, up to the line that ended its last warm-up
-      // iteration: kept apart, and the measured phase counts from here.
-      record["outside"] = outside.finish(command_cpu_inside(record));
-      outside.start();
-      iterations_at_startup = iterations;
-      results.append(tag({{"type", "command_startup"},
-                          {"seconds", record.value("wall_end", 0.0) - record.value("wall_start", 0.0)},
-                          {"iterations", iterations},
-                          {"accounting", std::move(record)}},
-                         env.label, round, spec));
-      return;
-    }
-    if (type == "accounting") {
-      record["outside"] = outside.finish(command_cpu_inside(record));
-      // Per iteration: those after the start-up (or, where the probe could
-      // not tell it apart, every one, with the start-up spread over them).
-      if (metric) {
-        record["batches"] = std::max(1, iterations - iterations_at_startup.value_or(0));
-        // None for a tool that prints one figure at its end (sysbench): the
-        // phase after it is the tool's exit, not its work.
-        record["figures_in_phase"] = iterations - iterations_at_startup.value_or(0);
-      }
-    }
-    if (type == "command_exit") command_seconds = record.value("wall_seconds", nlohmann::json());
+    if (type == "output") return read_output(record);
+    if (type == "phase") outside_.start();
+    if (type == "accounting" && record.value("phase", "") == "startup") return read_startup(std::move(record));
+    if (type == "accounting") count_phase(record);
+    if (type == "command_exit") command_seconds_ = record.value("wall_seconds", nlohmann::json());
     if (type == "output_lines") {
       // The probe sends the first lines and the metric's; this is every line.
-      lines = std::max(lines, record.value("stdout", 0) + record.value("stderr", 0));
+      lines_ = std::max(lines_, record.value("stdout", 0) + record.value("stderr", 0));
       return;
     }
-    if (type == "libraries") {
-      libraries_count = record["libraries"].value("count", 0);
-      // The launch's fingerprint with what its processes loaded, as the
-      // preflight's: each round's is compared with the first's.
-      if (fingerprint.is_object()) {
-        fingerprint["command_libraries"] = record["libraries"];
-        results.append(tag(std::move(fingerprint), env.label, round, spec));
-        fingerprint = nullptr;
-      }
-      return;
-    }
+    if (type == "libraries") return read_libraries(record);
     if (type == "fingerprint") {
-      fingerprint = std::move(record);  // written with the libraries, at the end
+      fingerprint_ = std::move(record);  // written with the libraries, at the end
       return;
     }
     if (type == "error")
-      out.error = fmt::format("{} error: {} ({}, {})", record.value("kind", "probe"), record.value("message", ""),
-                              env.label, where_command_ran(*env.environment));
-    record = tag(std::move(record), env.label, round, spec);
-    if (type == "accounting") out.accounting = record;
-    results.append(record);
-  });
-  const double wall = clock.seconds();
-  if (!metric && out.result.ok()) {
-    // The command's own run, from its start to its exit, as the probe timed
-    // it where it ran (hyperfine -N's figure): not the environment's start,
-    // which the startup workload measures, nor the probe's own reading
-    // before and after. The launch's whole wall time is in command_run.
-    const double seconds = command_seconds.is_number() && command_seconds.get<double>() > 0
-                               ? command_seconds.get<double>()
-                               : wall;
-    results.append(tag({{"type", "sample"}, {"phase", "measured"}, {"iter", 0}, {"seconds", seconds}}, env.label,
-                       round, spec));
-    out.measured.push_back(seconds);
+      out_.error = fmt::format("{} error: {} ({}, {})", record.value("kind", "probe"), record.value("message", ""),
+                               env_.label, where_command_ran(*env_.environment));
+    record = tag(std::move(record), env_.label, round_, spec_);
+    if (type == "accounting") out_.accounting = record;
+    results_.append(record);
   }
-  if (metric && out.result.ok() && out.measured.empty()) {
+
+  // The launch's outcome once the process ended after `wall` seconds.
+  LaunchOutcome finish(ProcessResult result, double wall) {
+    out_.result = std::move(result);
+    if (!metric_ && out_.result.ok()) {
+      // The command's own run, from its start to its exit, as the probe timed
+      // it where it ran (hyperfine -N's figure): not the environment's start,
+      // which the startup workload measures, nor the probe's own reading
+      // before and after. The launch's whole wall time is in command_run.
+      const double seconds = command_seconds_.is_number() && command_seconds_.get<double>() > 0
+                                 ? command_seconds_.get<double>()
+                                 : wall;
+      append({{"type", "sample"}, {"phase", "measured"}, {"iter", 0}, {"seconds", seconds}});
+      out_.measured.push_back(seconds);
+    }
+    if (metric_ && out_.result.ok() && out_.measured.empty()) out_.error = metric_error();
+    if (refused_count_) append({{"type", "metric_refused"}, {"count", refused_count_}, {"values", refused_}});
+    append({{"type", "command_run"},
+            {"wall_seconds", wall},
+            {"command_seconds", command_seconds_},
+            {"first_iteration_seconds", first_iteration_at_},
+            {"iterations", iterations_},
+            {"output_lines", lines_},
+            {"libraries", libraries_count_}});
+    return std::move(out_);
+  }
+
+ private:
+  static constexpr std::size_t kOutputLinesKept = 10;  // in results.jsonl and in a metric's error
+
+  void append(nlohmann::json record) { results_.append(tag(std::move(record), env_.label, round_, spec_)); }
+
+  void read_output(const nlohmann::json& record) {
+    const std::string text = record.value("text", "");
+    ++lines_;
+    if (first_lines_.size() < kOutputLinesKept) {
+      first_lines_.push_back(text);
+      append({{"type", "command_output"}, {"stream", record.value("stream", "")}, {"text", text}});
+    }
+    if (!metric_) return;
+    const MetricReading reading = metric_->reading(text);
+    if (!reading.matched) return;
+    // A time or a rate is above zero: anything else is refused, and the
+    // launch records what (the report says so once).
+    if (!reading.value || !(*reading.value > 0)) {
+      if (refused_.size() < kRefusedValuesKept) refused_.push_back(reading.text);
+      ++refused_count_;
+      return;
+    }
+    const double value = *reading.value;
+    const bool warmup = iterations_ < spec_.warmup;
+    const double seconds = command_.metric.higher_is_better ? 1.0 / value : value;
+    if (first_iteration_at_.is_null()) first_iteration_at_ = record.value("t", 0.0);
+    append({{"type", "sample"},
+            {"phase", warmup ? "warmup" : "measured"},
+            {"iter", warmup ? iterations_ : iterations_ - spec_.warmup},
+            {"seconds", seconds},
+            {"value", value},
+            // A rate's "operation" is one unit: its figure is 1 / seconds.
+            {"work", command_.metric.higher_is_better ? 1.0 : 0.0},
+            {"t", record.value("t", 0.0)}});
+    if (!warmup) out_.measured.push_back(seconds);
+    ++iterations_;
+  }
+
+  // The command's start-up, up to the line that ended its last warm-up
+  // iteration: kept apart, and the measured phase counts from here.
+  void read_startup(nlohmann::json record) {
+    record["outside"] = outside_.finish(command_cpu_inside(record));
+    outside_.start();
+    iterations_at_startup_ = iterations_;
+    append({{"type", "command_startup"},
+            {"seconds", record.value("wall_end", 0.0) - record.value("wall_start", 0.0)},
+            {"iterations", iterations_},
+            {"accounting", std::move(record)}});
+  }
+
+  void count_phase(nlohmann::json& record) {
+    record["outside"] = outside_.finish(command_cpu_inside(record));
+    if (!metric_) return;
+    // Per iteration: those after the start-up (or, where the probe could
+    // not tell it apart, every one, with the start-up spread over them).
+    record["batches"] = std::max(1, iterations_ - iterations_at_startup_.value_or(0));
+    // None for a tool that prints one figure at its end (sysbench): the
+    // phase after it is the tool's exit, not its work.
+    record["figures_in_phase"] = iterations_ - iterations_at_startup_.value_or(0);
+  }
+
+  void read_libraries(nlohmann::json& record) {
+    libraries_count_ = record["libraries"].value("count", 0);
+    // The launch's fingerprint with what its processes loaded, as the
+    // preflight's: each round's is compared with the first's.
+    if (!fingerprint_.is_object()) return;
+    fingerprint_["command_libraries"] = record["libraries"];
+    results_.append(tag(std::move(fingerprint_), env_.label, round_, spec_));
+    fingerprint_ = nullptr;
+  }
+
+  std::string metric_error() const {
     std::string shown;
-    for (const auto& l : first_lines) shown += "\n      " + l;
-    const bool all_warmup = iterations > 0;
-    out.error = fmt::format("metric error: {} matched {} of the command's {} output lines{}{} ({} measured); its "
-                            "first lines:{}\n    {}",
-                            metric->describe(), iterations, lines,
-                            all_warmup ? fmt::format(", all counted as warm-up (--warmup {})", spec.warmup) : "",
-                            refused_count ? fmt::format(", and captured {} that {} no positive number ({}), refused",
-                                                        counted(refused_count, "value", "values"),
-                                                        refused_count == 1 ? "is" : "are", fmt::join(refused, ", "))
-                                          : "",
-                            env.label, first_lines.empty() ? " (none)" : shown,
-                            all_warmup ? fmt::format("give --warmup 0 if the command prints {} figure{} a launch: "
-                                                     "--warmup counts figures of each launch, and nothing is left "
-                                                     "to measure after {}",
-                                                     iterations, iterations == 1 ? "" : "s", spec.warmup)
-                                       : "fix the pattern (--metric), or print one line per iteration");
+    for (const auto& l : first_lines_) shown += "\n      " + l;
+    const bool all_warmup = iterations_ > 0;
+    return fmt::format(
+        "metric error: {} matched {} of the command's {} output lines{}{} ({} measured); its first lines:{}\n    {}",
+        metric_->describe(), iterations_, lines_,
+        all_warmup ? fmt::format(", all counted as warm-up (--warmup {})", spec_.warmup) : "",
+        refused_count_ ? fmt::format(", and captured {} that {} no positive number ({}), refused",
+                                     counted(refused_count_, "value", "values"), refused_count_ == 1 ? "is" : "are",
+                                     fmt::join(refused_, ", "))
+                       : "",
+        env_.label, first_lines_.empty() ? " (none)" : shown,
+        all_warmup ? fmt::format("give --warmup 0 if the command prints {} figure{} a launch: --warmup counts "
+                                 "figures of each launch, and nothing is left to measure after {}",
+                                 iterations_, iterations_ == 1 ? "" : "s", spec_.warmup)
+                   : "fix the pattern (--metric), or print one line per iteration");
   }
-  if (refused_count)
-    results.append(tag({{"type", "metric_refused"}, {"count", refused_count}, {"values", refused}}, env.label, round,
-                       spec));
-  results.append(tag({{"type", "command_run"},
-                      {"wall_seconds", wall},
-                      {"command_seconds", command_seconds},
-                      {"first_iteration_seconds", first_iteration_at},
-                      {"iterations", iterations},
-                      {"output_lines", lines},
-                      {"libraries", libraries_count}},
-                     env.label, round, spec));
+
+  const CaseSpec& spec_;
+  const CommandSpec& command_;
+  ScheduledEnvironment& env_;
+  const int round_;
+  ResultsWriter& results_;
+  OutsideAccounting outside_;
+  std::optional<MetricReader> metric_;
+  LaunchOutcome out_;
+  std::vector<std::string> refused_;  // the first values --metric captured that are no positive number
+  std::size_t refused_count_ = 0;
+  std::vector<std::string> first_lines_;
+  int lines_ = 0, iterations_ = 0;
+  std::optional<int> iterations_at_startup_;
+  nlohmann::json command_seconds_, first_iteration_at_, libraries_count_, fingerprint_;
+};
+
+LaunchOutcome run_user_command(const Plan& plan, const CaseSpec& spec, ScheduledEnvironment& env,
+                               const std::string& instance, int round, ResultsWriter& results,
+                               const ScheduleOptions& options) {
+  const WorkerLaunch launch = command_launch_of(spec, plan.data);
+  const LaunchCommand argv = env.environment->command(launch, instance);
+  const ProcessSpec process = argv.process(plan.case_timeout_seconds, options.cancel);
+  CommandLaunchReader reader(spec, env, round, results);
+  Stopwatch clock;
+  ProcessResult result = run_process(process, [&](std::string_view line) { reader.read(line); });
+  LaunchOutcome out = reader.finish(std::move(result), clock.seconds());
+  out.instance = instance;
+  out.what = "command";
+  out.timeout_seconds = plan.case_timeout_seconds;
   return out;
 }
 
@@ -414,6 +440,216 @@ std::vector<std::vector<CellRuns>> schedule_cells(const Plan& plan,
   return cells;
 }
 
+// The rounds of one session: every case in every environment, in the
+// round's order, each launch recorded as it ends; a round added while the
+// stopping rule asks for one.
+class Schedule {
+ public:
+  Schedule(const Plan& plan, std::vector<ScheduledEnvironment>& environments, ResultsWriter& results,
+           const ScheduleOptions& options)
+      : plan_(plan),
+        environments_(environments),
+        results_(results),
+        options_(options),
+        adaptive_(plan.max_runs > plan.runs),
+        rounds_(std::max(plan.runs, options.rounds_reached)),
+        orders_(round_orders(environments.size(), std::max(adaptive_ ? plan.max_runs : plan.runs, rounds_), plan.seed)),
+        per_round_(static_cast<int>(plan.cases.size() * environments.size())),
+        rule_{plan.runs, plan.max_runs, plan.until_cv, plan.precision, plan.max_time_seconds} {
+    // Measured by an earlier session of this run (--resume), per round.
+    for (const auto& key : options.already_measured) ++measured_in_round_[key.round];
+    total_ = rounds_ * per_round_ - static_cast<int>(options.already_measured.size());
+    std::vector<std::pair<std::string, bool>> labels;
+    for (const auto& env : environments) labels.emplace_back(env.label, env.unavailable.empty());
+    cells_ = schedule_cells(plan, labels, options.earlier_cells);
+  }
+
+  ScheduleResult run() {
+    for (int round = 1; round <= rounds_; ++round) {
+      outcome_.rounds = round;
+      if (!run_round(round)) {
+        outcome_.interrupted = true;
+        break;
+      }
+      if (adaptive_ && round == rounds_) decide_after(round);
+    }
+    outcome_.elapsed_seconds = clock_.seconds();
+    return outcome_;
+  }
+
+ private:
+  // False when a signal stopped it.
+  bool run_round(int round) {
+    const auto& order = orders_[static_cast<std::size_t>(round - 1)];
+    nlohmann::json labels = nlohmann::json::array();
+    for (auto i : order) labels.push_back(environments_[i].label);
+    if (measured_in_round_[round] < per_round_) {
+      results_.append({{"type", "round"}, {"round", round}, {"order", labels}});
+      if (!first_round_) first_round_ = round;
+    }
+    for (std::size_t case_index = 0; case_index < plan_.cases.size(); ++case_index)
+      for (auto index : order) {
+        if (options_.cancel && options_.cancel->load()) return false;
+        ScheduledEnvironment& env = environments_[index];
+        ++position_;
+        if (options_.already_measured.count({round, plan_.cases[case_index].id(), env.label})) continue;
+        ++done_;
+        if (!env.unavailable.empty() || dropped_devices_.count({index, plan_.cases[case_index].device})) continue;
+        if (!launch(round, case_index, index)) return false;
+      }
+    return true;
+  }
+
+  // One launch, recorded; false when a signal stopped it.
+  bool launch(int round, std::size_t case_index, std::size_t index) {
+    const CaseSpec& spec = plan_.cases[case_index];
+    ScheduledEnvironment& env = environments_[index];
+    if (options_.progress)
+      options_.progress({round, rounds_, spec.id(), env.label, done_ - 1, total_,
+                         done_ > 1 ? clock_.seconds() / (done_ - 1) * (total_ - done_ + 1) : -1.0});
+    const std::string instance = instance_name(options_.run_id, env.label, round, position_);
+    std::optional<MachineTurn> turn;
+    if (options_.take_turns) {
+      turn.emplace(options_.cancel);
+      if (!turn->held()) return true;  // cancelled while waiting: the round's end handles it
+    }
+    const double started_unix = unix_seconds();
+    Stopwatch wall;
+    const LaunchOutcome launched =
+        spec.workload == kStartupWorkload ? time_starts(plan_, spec, env, instance, round, results_, options_)
+        : spec.is_command()               ? run_user_command(plan_, spec, env, instance, round, results_, options_)
+                                          : run_worker(plan_, spec, env, instance, round, results_, options_);
+    const int measured = static_cast<int>(launched.measured.size());
+    nlohmann::json record = {{"type", "launch"},
+                             {"env", env.label},
+                             {"round", round},
+                             {"case", spec.id()},
+                             {"instance", instance},
+                             // A command reports as many iterations as it runs.
+                             {"ok", launched.result.ok() && (spec.is_command() ? launched.error.empty() && measured > 0
+                                                                              : measured == spec.iters)},
+                             {"measured_samples", measured},
+                             {"wall_seconds", wall.seconds()},
+                             // When it ran, by the clock every process on the machine reads.
+                             {"started_unix", started_unix},
+                             {"ended_unix", unix_seconds()},
+                             {"exit_code", launched.result.exit_code},
+                             {"signal", launched.result.signal}};
+    if (options_.take_turns) record["waited_for_turn_seconds"] = turn ? turn->waited_seconds() : 0.0;
+    turn.reset();
+    ++outcome_.launches;
+    const bool ok = record["ok"].get<bool>();
+    if (!ok) {
+      record["cause"] = failure_cause(launched, env, measured, spec.iters, plan_.case_timeout_seconds);
+      record["stderr_tail"] = tail(launched.result.stderr_tail, kStderrInResults);
+      env.environment->cleanup(launched.instance);
+    }
+    results_.append(record);
+    results_.sync();
+    if (launched.result.cancelled) return false;
+    if (ok) record_success(round, case_index, index, launched);
+    else record_failure(round, case_index, index, launched.result, record["cause"].get<std::string>());
+    return true;
+  }
+
+  void record_success(int round, std::size_t case_index, std::size_t index, const LaunchOutcome& launched) {
+    const CaseSpec& spec = plan_.cases[case_index];
+    consecutive_failures_[{index, spec.device}] = 0;
+    CellRuns& cell = cells_[case_index][index];
+    const RunDisturbance disturbance = assess_disturbance(launched.accounting);
+    std::string note;
+    const double value = run_value(run_statistic(spec), launched.measured);
+    if (disturbance.disturbed()) {
+      cell.disturbed_values.push_back(value);
+      cell.disturbed_rounds.push_back(round);
+      ++outcome_.disturbed_launches;
+      note = fmt::format("  DISTURBED: {}; set aside{}", disturbance.why(),
+                         adaptive_ ? ", a replacement round follows" : " (--max-runs leaves no room to replace it)");
+    } else {
+      cell.run_values.push_back(value);
+      cell.rounds.push_back(round);
+    }
+    if (plan_.precision > 0 && !cell.baseline)
+      note += fmt::format("  [{} vs {}]", half_width_words(half_width_of(case_index, index)), plan_.baseline);
+    const double per_launch = clock_.seconds() / done_;
+    log(fmt::format("round {}/{}  {}  {:<8} {}  ({}/{}, ETA {}){}", round, rounds_, spec.id(),
+                    environments_[index].label, describe_run(spec, launched), done_, total_,
+                    format_eta(per_launch * (total_ - done_)), note));
+  }
+
+  void record_failure(int round, std::size_t case_index, std::size_t index, const ProcessResult& result,
+                      const std::string& cause) {
+    const CaseSpec& spec = plan_.cases[case_index];
+    ScheduledEnvironment& env = environments_[index];
+    ++outcome_.failed_launches;
+    log(fmt::format("round {}/{}  {}  {:<8} FAILED: {}", round, rounds_, spec.id(), env.label, cause));
+    if (!result.stderr_tail.empty()) log("    " + tail(result.stderr_tail, 600));
+    int& failures_in_a_row = consecutive_failures_[{index, spec.device}];
+    if (++failures_in_a_row < options_.max_consecutive_failures) return;
+    const std::string why = fmt::format("{} launches in a row failed; the last: {}", failures_in_a_row, cause);
+    // A GPU that fails in an environment drops that environment's GPU
+    // cases, not its CPU ones.
+    if (spec.device == "gpu") {
+      dropped_devices_.insert({index, spec.device});
+      for (std::size_t c = 0; c < plan_.cases.size(); ++c)
+        if (plan_.cases[c].device == spec.device) cells_[c][index].live = false;
+      const std::string reason = "its GPU cases are left out for the rest of the run: " + why;
+      results_.append({{"type", "environment_dropped"}, {"env", env.label}, {"device", spec.device}, {"reason", reason}});
+      log(fmt::format("{}: {}", env.label, reason));
+    } else {
+      env.unavailable = why;
+      for (auto& per_case : cells_) per_case[index].live = false;
+      results_.append({{"type", "environment_dropped"}, {"env", env.label}, {"reason", env.unavailable}});
+      log(fmt::format("dropping environment {} for the rest of the run: {}", env.label, env.unavailable));
+    }
+  }
+
+  // After the last round so far: the stopping rule adds one, or not.
+  void decide_after(int round) {
+    const double round_seconds = clock_.seconds() / std::max(1, round - std::max(first_round_, 1) + 1);
+    const RoundDecision d = decide_after_round(rule_, rounds_, clock_.seconds(), round_seconds, cells_);
+    outcome_.decision = d;
+    outcome_.final_cv = d.highest_cv;
+    outcome_.cv_target_missed = d.cv_unmet && !d.add_round;
+    if (!d.add_round) return;
+    ++rounds_;
+    total_ += per_round_;
+    log(added_round_words(plan_, d, rounds_));
+  }
+
+  // The current half-width of an environment's comparison in a case.
+  double half_width_of(std::size_t case_index, std::size_t env_index) const {
+    for (const auto& base : cells_[case_index])
+      if (base.baseline) return counted_half_width(cells_[case_index][env_index], base, plan_.runs);
+    return std::nan("");
+  }
+
+  void log(const std::string& line) const {
+    if (options_.log) options_.log(line);
+  }
+
+  const Plan& plan_;
+  std::vector<ScheduledEnvironment>& environments_;
+  ResultsWriter& results_;
+  const ScheduleOptions& options_;
+  const bool adaptive_;
+  int rounds_;
+  const std::vector<std::vector<std::size_t>> orders_;
+  const int per_round_;
+  const StoppingRule rule_;
+  std::map<int, int> measured_in_round_;
+  int total_ = 0;
+  std::vector<std::vector<CellRuns>> cells_;  // what the stopping rule reads, per case and environment
+  // Failed launches in a row, and devices dropped, by environment and device.
+  std::map<std::pair<std::size_t, std::string>, int> consecutive_failures_;
+  std::set<std::pair<std::size_t, std::string>> dropped_devices_;
+  ScheduleResult outcome_;
+  Stopwatch clock_;
+  int done_ = 0;
+  int first_round_ = 0;  // the first round this session measures in
+  int position_ = 0;     // the launch's place in the whole plan: names its container alike in every session
+};
+
 }  // namespace
 
 bool resume_adds_round(const Plan& plan, const ScheduleOptions& options, double earlier_seconds) {
@@ -429,178 +665,8 @@ bool resume_adds_round(const Plan& plan, const ScheduleOptions& options, double 
 
 ScheduleResult run_schedule(const Plan& plan, std::vector<ScheduledEnvironment>& environments,
                             ResultsWriter& results, const ScheduleOptions& options) {
-  ScheduleResult outcome;
-  const bool adaptive = plan.max_runs > plan.runs;
-  int rounds = std::max(plan.runs, options.rounds_reached);
-  const int most_rounds = std::max(adaptive ? plan.max_runs : plan.runs, rounds);
-  const auto orders = round_orders(environments.size(), most_rounds, plan.seed);
-  const int per_round = static_cast<int>(plan.cases.size() * environments.size());
-  // Measured by an earlier session of this run (--resume), per round.
-  std::map<int, int> measured_in_round;
-  for (const auto& key : options.already_measured) ++measured_in_round[key.round];
-  int total = rounds * per_round - static_cast<int>(options.already_measured.size());
-  // What the stopping rule reads, per case and environment.
-  std::vector<std::pair<std::string, bool>> labels;
-  for (const auto& env : environments) labels.emplace_back(env.label, env.unavailable.empty());
-  std::vector<std::vector<CellRuns>> cells = schedule_cells(plan, labels, options.earlier_cells);
-  const StoppingRule rule{plan.runs, plan.max_runs, plan.until_cv, plan.precision, plan.max_time_seconds};
-  // The current half-width of an environment's comparison in a case.
-  auto half_width_of = [&](std::size_t case_index, std::size_t env_index) {
-    for (const auto& base : cells[case_index])
-      if (base.baseline) return counted_half_width(cells[case_index][env_index], base, plan.runs);
-    return std::nan("");
-  };
-  // Failed launches in a row by environment and device: a GPU that fails
-  // in an environment drops that environment's GPU cases, not its CPU ones.
-  std::map<std::pair<std::size_t, std::string>, int> consecutive_failures;
-  std::set<std::pair<std::size_t, std::string>> dropped_devices;
-  auto log = [&](const std::string& line) {
-    if (options.log) options.log(line);
-  };
-  Stopwatch clock;
-  int done = 0;
-  int first_round = 0;  // the first round this session measures in
-  // The launch's place in the whole plan: names its container alike in every session.
-  int position = 0;
-
-  for (int round = 1; round <= rounds; ++round) {
-    outcome.rounds = round;
-    nlohmann::json order = nlohmann::json::array();
-    for (auto i : orders[static_cast<std::size_t>(round - 1)]) order.push_back(environments[i].label);
-    if (measured_in_round[round] < per_round) {
-      results.append({{"type", "round"}, {"round", round}, {"order", order}});
-      if (!first_round) first_round = round;
-    }
-
-    for (std::size_t case_index = 0; case_index < plan.cases.size(); ++case_index) {
-      const CaseSpec& spec = plan.cases[case_index];
-      for (auto index : orders[static_cast<std::size_t>(round - 1)]) {
-        if (options.cancel && options.cancel->load()) {
-          outcome.interrupted = true;
-          outcome.elapsed_seconds = clock.seconds();
-          return outcome;
-        }
-        ScheduledEnvironment& env = environments[index];
-        ++position;
-        if (options.already_measured.count({round, spec.id(), env.label})) continue;
-        ++done;
-        if (!env.unavailable.empty() || dropped_devices.count({index, spec.device})) continue;
-
-        if (options.progress)
-          options.progress({round, rounds, spec.id(), env.label, done - 1, total,
-                            done > 1 ? clock.seconds() / (done - 1) * (total - done + 1) : -1.0});
-        const std::string instance = instance_name(options.run_id, env.label, round, position);
-        std::optional<MachineTurn> turn;
-        if (options.take_turns) {
-          turn.emplace(options.cancel);
-          if (!turn->held()) continue;  // cancelled while waiting: the round's end handles it
-        }
-        const double started_unix = unix_seconds();
-        Stopwatch wall;
-        const LaunchOutcome launched = spec.workload == kStartupWorkload
-                                           ? time_starts(plan, spec, env, instance, round, results, options)
-                                       : spec.is_command() ? run_user_command(plan, spec, env, instance, round, results, options)
-                                                           : run_worker(plan, spec, env, instance, round, results, options);
-        const ProcessResult& result = launched.result;
-        const int measured = static_cast<int>(launched.measured.size());
-        const double wall_seconds = wall.seconds();
-        const double ended_unix = unix_seconds();
-        const double waited_for_turn = turn ? turn->waited_seconds() : 0.0;
-        turn.reset();
-        ++outcome.launches;
-
-        // A command reports as many iterations as it runs.
-        const bool ok = result.ok() && (spec.is_command() ? launched.error.empty() && measured > 0 : measured == spec.iters);
-        nlohmann::json launch_record = {{"type", "launch"},
-                                        {"env", env.label},
-                                        {"round", round},
-                                        {"case", spec.id()},
-                                        {"instance", instance},
-                                        {"ok", ok},
-                                        {"measured_samples", measured},
-                                        {"wall_seconds", wall_seconds},
-                                        // When it ran, by the clock every process on the machine reads.
-                                        {"started_unix", started_unix},
-                                        {"ended_unix", ended_unix},
-                                        {"exit_code", result.exit_code},
-                                        {"signal", result.signal}};
-        if (options.take_turns) launch_record["waited_for_turn_seconds"] = waited_for_turn;
-        if (!ok) {
-          launch_record["cause"] = failure_cause(launched, env, measured, spec.iters, plan.case_timeout_seconds);
-          launch_record["stderr_tail"] = tail(result.stderr_tail, kStderrInResults);
-          env.environment->cleanup(launched.instance);
-        }
-        results.append(launch_record);
-        results.sync();
-
-        if (result.cancelled) {
-          outcome.interrupted = true;
-          outcome.elapsed_seconds = clock.seconds();
-          return outcome;
-        }
-        const double per_launch = clock.seconds() / done;
-        int& failures_in_a_row = consecutive_failures[{index, spec.device}];
-        if (ok) {
-          failures_in_a_row = 0;
-          CellRuns& cell = cells[case_index][index];
-          const RunDisturbance disturbance = assess_disturbance(launched.accounting);
-          std::string note;
-          const double value = run_value(run_statistic(spec), launched.measured);
-          if (disturbance.disturbed()) {
-            cell.disturbed_values.push_back(value);
-            cell.disturbed_rounds.push_back(round);
-            ++outcome.disturbed_launches;
-            note = fmt::format("  DISTURBED: {}; set aside{}", disturbance.why(),
-                               adaptive ? ", a replacement round follows" : " (--max-runs leaves no room to replace it)");
-          } else {
-            cell.run_values.push_back(value);
-            cell.rounds.push_back(round);
-          }
-          if (plan.precision > 0 && !cell.baseline)
-            note += fmt::format("  [{} vs {}]", half_width_words(half_width_of(case_index, index)), plan.baseline);
-          log(fmt::format("round {}/{}  {}  {:<8} {}  ({}/{}, ETA {}){}", round, rounds, spec.id(), env.label,
-                          describe_run(spec, launched), done, total, format_eta(per_launch * (total - done)), note));
-        } else {
-          ++outcome.failed_launches;
-          log(fmt::format("round {}/{}  {}  {:<8} FAILED: {}", round, rounds, spec.id(), env.label,
-                          launch_record["cause"].get<std::string>()));
-          if (!result.stderr_tail.empty()) log("    " + tail(result.stderr_tail, 600));
-          if (++failures_in_a_row >= options.max_consecutive_failures) {
-            const std::string why = fmt::format("{} launches in a row failed; the last: {}", failures_in_a_row,
-                                                launch_record["cause"].get<std::string>());
-            if (spec.device == "gpu") {
-              dropped_devices.insert({index, spec.device});
-              for (std::size_t c = 0; c < plan.cases.size(); ++c)
-                if (plan.cases[c].device == spec.device) cells[c][index].live = false;
-              const std::string reason = "its GPU cases are left out for the rest of the run: " + why;
-              results.append({{"type", "environment_dropped"}, {"env", env.label}, {"device", spec.device},
-                              {"reason", reason}});
-              log(fmt::format("{}: {}", env.label, reason));
-            } else {
-              env.unavailable = why;
-              for (auto& per_case : cells) per_case[index].live = false;
-              results.append({{"type", "environment_dropped"}, {"env", env.label}, {"reason", env.unavailable}});
-              log(fmt::format("dropping environment {} for the rest of the run: {}", env.label, env.unavailable));
-            }
-          }
-        }
-      }
-    }
-    if (adaptive && round == rounds) {
-      const double round_seconds = clock.seconds() / std::max(1, round - std::max(first_round, 1) + 1);
-      const RoundDecision d = decide_after_round(rule, rounds, clock.seconds(), round_seconds, cells);
-      outcome.decision = d;
-      outcome.final_cv = d.highest_cv;
-      outcome.cv_target_missed = d.cv_unmet && !d.add_round;
-      if (d.add_round) {
-        ++rounds;
-        total += per_round;
-        log(added_round_words(plan, d, rounds));
-      }
-    }
-  }
-  outcome.elapsed_seconds = clock.seconds();
-  return outcome;
+  Schedule schedule(plan, environments, results, options);
+  return schedule.run();
 }
 
 }  // namespace dlcbench

@@ -232,6 +232,14 @@ std::vector<OptionRow> option_table(const Fixture& f) {
              "0");
   worker_row("--input", {empty, "tape"}, "other than memory and disk", "memory");
   worker_row("--data", {empty, "/nonexistent-dlcbench-data"}, "empty, folders without the data set", "synthetic");
+  // The case as `run` hands it over: one typed JSON object.
+  rows.push_back({"--case", {"worker", "--data", "synthetic"}, false, false,
+                  {empty, "{", "[]", R"({"workload":"fcn5"})",
+                   R"({"workload":"fcn5","backend":"torch","device":"cpu","batch":2,"warmup":0,"iters":1,"threads":0})",
+                   R"({"workload":"fcn5","backend":"torch","device":"cpu","batch":1e300,"warmup":0,"iters":1,"threads":1})"},
+                  "not a JSON object, a case missing fields, counts out of range or not whole numbers",
+                  R"({"workload":"fcn5","backend":"torch","device":"cpu","batch":2,"warmup":0,"iters":1,"threads":1})",
+                  0, "", "--case"});
   rows.push_back({"--variant", micro_worker_base("gemm", {"--variant"}, {}), false, false, {empty, "zgemm"},
                   "empty, unknown variants", "dgemm", 0, "", "variant"});
   rows.push_back({"--size", micro_worker_base("gemm", {"--size"}, {}), false, false,

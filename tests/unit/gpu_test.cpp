@@ -21,7 +21,7 @@
 #include "core/errors.h"
 #include "core/fingerprint.h"
 #include "gpu/gpu_loader.h"
-#include "gpu/gpu_peak.h"
+#include "backends/cuda/gpu_peak.h"
 #include "orchestrator/plan.h"
 #include "runtimes/gpu_access.h"
 #include "runtimes/image_builder.h"

@@ -261,11 +261,18 @@ TEST(Plan, MicroBenchmarksExpandIntoOneCasePerVariantModeAndPath) {
   EXPECT_EQ(cases[0].threads, 2);
   r.iters = 3;
   EXPECT_EQ(expand_cases(r)[11].iters, 3);
-  // The worker gets everything but the path, which the environment adds.
+  // The worker gets the case itself, typed: everything but the path, which
+  // the environment adds; and reads back the case that was planned.
   const auto args = cases[4].worker_args();
-  EXPECT_THAT(args, ::testing::IsSupersetOf({"--size", "4194304", "--block", "1048576", "--mode", "direct",
-                                             "--variant", "read"}));
-  EXPECT_THAT(args, ::testing::Not(::testing::Contains("--path")));
+  ASSERT_EQ(args.size(), 3u);
+  EXPECT_EQ(args[1], "--case");
+  const auto handed = nlohmann::json::parse(args[2]);
+  EXPECT_EQ(handed["size"], 4194304);
+  EXPECT_EQ(handed["block"], 1048576);
+  EXPECT_EQ(handed["io_mode"], "direct");
+  EXPECT_EQ(handed["variant"], "read");
+  EXPECT_FALSE(handed.contains("path"));
+  EXPECT_EQ(cli::worker_case_from_json(args[2]).id(), cases[4].id());
   // Case JSON round-trips, so the analysis reads back what was planned.
   EXPECT_EQ(nlohmann::json(cases[4]).get<CaseSpec>().id(), cases[4].id());
 }

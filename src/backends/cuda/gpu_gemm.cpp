@@ -20,7 +20,7 @@
 #include "backends/cuda/cuda_check.h"
 #include "backends/cuda/device_memory.h"
 #include "backends/cuda/gpu_micro.h"
-#include "gpu/gpu_peak.h"
+#include "backends/cuda/gpu_peak.h"
 
 namespace dlcbench::cuda {
 namespace {

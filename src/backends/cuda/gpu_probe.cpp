@@ -14,7 +14,7 @@
 #include "backends/cuda/cuda_check.h"
 #include "backends/cuda/gpu_micro.h"
 #include "backends/cuda/nvml_facts.h"
-#include "gpu/gpu_peak.h"
+#include "backends/cuda/gpu_peak.h"
 
 namespace dlcbench::cuda {
 namespace {

@@ -1,5 +1,5 @@
 // The plugin's one exported symbol: the table of what it provides.
-#include "gpu/gpu_plugin.h"
+#include "backends/cuda/gpu_plugin.h"
 
 #include "backends/cuda/cuda_backend.h"
 #include "backends/cuda/gpu_micro.h"

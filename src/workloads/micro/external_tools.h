@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "runtimes/image_builder.h"
+#include "core/image_files.h"
 
 namespace dlcbench {
 

@@ -36,7 +36,7 @@ struct MicroWorkloadInfo {
   // An external tool (dd, ioping, fio, hpcc) the worker runs, not code of
   // dlcbench's own: it must be installed, and images carry it.
   bool external = false;
-  // Runs on the GPU, through the CUDA plugin (gpu/gpu_plugin.h): its cases
+  // Runs on the GPU, through the CUDA plugin (backends/cuda/gpu_plugin.h): its cases
   // have device "gpu".
   bool gpu = false;
   // Variants whose figure is in another unit (hpcc/stream: GB/s).
