@@ -316,7 +316,8 @@ Explanation explain_overhead(const Overhead& overhead, const std::vector<LaunchC
     if (s.empty() || b.empty()) {
       const std::string why = s.empty() ? first_reason(subject, c) : first_reason(baseline, c);
       if (why.empty()) continue;  // neither side records it (an older run)
-      cc.unavailable = fmt::format("{}: {}", s.empty() ? overhead.env : "baseline", why);
+      cc.unavailable_in = s.empty() ? overhead.env : "baseline";
+      cc.unavailable = why;
     } else {
       cc.difference = difference_of_means(s, b);
       if (s.size() >= 2 && b.size() >= 2 && cc.baseline_mean > 0) cc.ratio = ratio_of_means(s, b);

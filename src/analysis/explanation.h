@@ -86,7 +86,10 @@ struct CounterComparison {
   double mean = 0, baseline_mean = 0;       // per batch, over those launches (when runs > 0)
   std::optional<RatioEstimate> ratio;       // when both sides have two runs or more
   DifferenceEstimate difference;            // per batch
-  std::string unavailable;                  // why this side (or the baseline) has no figure; "" when measured
+  // Where a side has no figure: the environment whose runs lack it (the
+  // subject's label, or "baseline"), and why; both "" when measured.
+  std::string unavailable_in;
+  std::string unavailable;
 };
 
 // What moved, with the wall-clock milliseconds per batch it accounts for.

@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include <fmt/format.h>
+
 #include "analysis/noise_floor.h"
 #include "report/figures.h"
 #include "report/report_model.h"
@@ -284,7 +286,7 @@ json explanation_json(const Explanation& e, const std::string& baseline, const s
   for (const auto& cc : e.counters) {
     json k = {{"counter", counter_key(cc.counter)}, {"unit", counter_unit(cc.counter)}};
     if (!cc.unavailable.empty()) {
-      k["unavailable"] = cc.unavailable;
+      k["unavailable"] = fmt::format("{}: {}", cc.unavailable_in, cc.unavailable);
       k["runs"] = cc.runs;
       k["baseline_runs"] = cc.baseline_runs;
       k["mean"] = cc.runs ? number(cc.mean) : json(nullptr);

@@ -439,18 +439,17 @@ std::vector<std::string> counter_notes(const CaseAnalysis& c) {
   // counters with the same reason are named together.
   std::vector<std::string> notes;
   for (const auto& e : c.explanations) {
-    std::vector<std::pair<std::string, std::vector<std::string>>> by_reason;
+    // (environment, why) -> the counters it leaves out
+    std::vector<std::pair<std::pair<std::string, std::string>, std::vector<std::string>>> by_reason;
     for (const auto& cc : e.counters) {
       if (cc.unavailable.empty()) continue;
-      auto it = std::find_if(by_reason.begin(), by_reason.end(), [&](const auto& p) { return p.first == cc.unavailable; });
-      if (it == by_reason.end()) by_reason.push_back({cc.unavailable, {counter_label(cc.counter)}});
+      const std::pair<std::string, std::string> reason{cc.unavailable_in, cc.unavailable};
+      auto it = std::find_if(by_reason.begin(), by_reason.end(), [&](const auto& p) { return p.first == reason; });
+      if (it == by_reason.end()) by_reason.push_back({reason, {counter_label(cc.counter)}});
       else it->second.push_back(counter_label(cc.counter));
     }
-    for (const auto& [reason, counters] : by_reason) {
-      const auto colon = reason.find(": ");
-      notes.push_back(fmt::format("n/a in {}: {} ({})", reason.substr(0, colon), reason.substr(colon + 2),
-                                  fmt::join(counters, ", ")));
-    }
+    for (const auto& [reason, counters] : by_reason)
+      notes.push_back(fmt::format("n/a in {}: {} ({})", reason.first, reason.second, fmt::join(counters, ", ")));
   }
   std::sort(notes.begin(), notes.end());
   notes.erase(std::unique(notes.begin(), notes.end()), notes.end());
