@@ -171,12 +171,12 @@ StreamBenchmark::StreamBenchmark(const MicroParams& params)
     throw UsageError(fmt::format("stream needs at least one thread, not {}: give threads=1 or more", threads_));
   }
   // Three arrays must fit in what the process may still use.
-  constexpr std::int64_t kMaxElements = std::numeric_limits<std::int64_t>::max() / (3 * std::int64_t(sizeof(double)));
+  constexpr std::int64_t kMaxArrayElements = std::numeric_limits<std::int64_t>::max() / (3 * std::int64_t(sizeof(double)));
   const std::int64_t usable = usable_memory_bytes();
   const std::int64_t budget = usable < 0 ? -1 : static_cast<std::int64_t>(kBenchmarkMemoryShare * static_cast<double>(usable));
-  if (n_ > kMaxElements || (budget >= 0 && 3 * n_ * std::int64_t(sizeof(double)) > budget)) {
+  if (n_ > kMaxArrayElements || (budget >= 0 && 3 * n_ * std::int64_t(sizeof(double)) > budget)) {
     const std::int64_t available = std::max<std::int64_t>(usable, 0);
-    const std::string needed = n_ > kMaxElements
+    const std::string needed = n_ > kMaxArrayElements
                                    ? fmt::format("more than {} bytes", std::numeric_limits<std::int64_t>::max())
                                    : fmt::format("{} bytes ({})", 3 * n_ * std::int64_t(sizeof(double)),
                                                  format_memory_bytes(3.0 * static_cast<double>(n_) * sizeof(double)));
