@@ -189,15 +189,8 @@ void run_or_resume(const RunOptions& o, const CLI::App* cmd, int& exit_code) {
 void add_run_command(CLI::App& app, int& exit_code) {
   auto o = std::make_shared<RunOptions>();
   auto* cmd = app.add_subcommand("run", "Measure workloads on the host and in container runtimes, and compare");
-  add_what_options(cmd, *o);
-  add_repetition_options(cmd, *o);
-  add_control_options(cmd, *o);
-  add_command_options(cmd, *o);
-  add_cluster_options(cmd, *o);
-  cmd->callback([o, cmd, &exit_code] {
-    o->data_given = cmd->get_option("--data")->count() > 0;
-    run_or_resume(*o, cmd, exit_code);
-  });
+  add_run_options(cmd, *o);
+  cmd->callback([o, cmd, &exit_code] { run_or_resume(*o, cmd, exit_code); });
 }
 
 void add_options_of_a_chosen_run(CLI::App* cmd, RunOptions& o) {

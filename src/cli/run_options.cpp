@@ -187,6 +187,7 @@ void add_repetition_options(CLI::App* cmd, RunOptions& o) {
                 "nothing while batches are timed (default: on; --no-hold-samples streams each batch as it ends)");
   cmd->add_option("--data", o.data, "Data folder, or `synthetic`")
       ->check(not_empty("a data folder (see `dlcbench data fetch`) or synthetic"))
+      ->each([&o](const std::string&) { o.data_given = true; })
       ->capture_default_str();
   cmd->add_option("--out", o.out, "Folder for results/<run-id>/")
       ->check(not_empty("a folder to write results in"))
@@ -450,20 +451,23 @@ RunRequest run_request(const RunOptions& o, const std::vector<std::string>& comm
   return r;
 }
 
-RunRequest run_request_of_words(const std::vector<std::string>& words) {
-  CLI::App app{"dlcbench"};
-  RunOptions o;
-  CLI::App* cmd = app.add_subcommand("run");
+void add_run_options(CLI::App* cmd, RunOptions& o) {
   add_what_options(cmd, o);
   add_repetition_options(cmd, o);
   add_control_options(cmd, o);
   add_command_options(cmd, o);
   add_cluster_options(cmd, o);
+}
+
+RunRequest run_request_of_words(const std::vector<std::string>& words) {
+  CLI::App app{"dlcbench"};
+  RunOptions o;
+  CLI::App* cmd = app.add_subcommand("run");
+  add_run_options(cmd, o);
   std::vector<std::string> args = {"run"};
   args.insert(args.end(), words.begin(), words.end());
   std::reverse(args.begin(), args.end());  // CLI11 takes a vector last argument first
   app.parse(args);
-  o.data_given = cmd->get_option("--data")->count() > 0;
   return run_request(o, words);
 }
 

@@ -82,6 +82,9 @@ struct RunOptions {
   std::string run_folder, cluster_run, cluster_node, cgroup_parent;
 };
 
+// Every option of `run`, bound to `o`: the groups below, all of them.
+void add_run_options(CLI::App* cmd, RunOptions& o);
+
 // Each adds a group of options to a command, bound to `o`.
 void add_what_options(CLI::App* cmd, RunOptions& o);        // workloads, back ends, devices, environments, batches
 void add_repetition_options(CLI::App* cmd, RunOptions& o);  // rounds, batches per launch, threads, data, --out

@@ -18,8 +18,8 @@ CLI::App* add_worker_options(CLI::App& app, WorkerOptions& options) {
   CaseSpec& s = options.spec;
   cmd->add_option("--case", "The case as `dlcbench run` hands it over: one JSON object, as the manifest's plan "
                             "records each case (instead of --workload, --backend and the rest)")
-      ->check(checked_by([](const std::string& text) { worker_case_from_json(text); }))
-      ->each([&s](const std::string& text) { s = worker_case_from_json(text); });
+      // Read once, as it is checked: the case it holds is the worker's.
+      ->check(checked_by([&s](const std::string& text) { s = worker_case_from_json(text); }));
   cmd->add_option("--workload", s.workload, "Workload name (see `dlcbench list`)")
       ->check(not_empty("a workload (see `dlcbench list`)") & checked_by(validate_workload_name))
       ->capture_default_str();

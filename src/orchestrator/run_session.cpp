@@ -61,15 +61,15 @@ struct PreparedEnvironments {
 
 // One session of a run: the first, or one started by --resume.
 struct Session {
-  Plan plan;       // as the manifest records it
-  Plan scheduled;  // what the scheduler gets (resume: the recorded rounds, none added)
-  fs::path dir;
-  std::vector<std::pair<std::string, std::string>> worker_env;
-  Manifest manifest;
+  Plan plan{};       // as the manifest records it
+  Plan scheduled{};  // what the scheduler gets (resume: the recorded rounds, none added)
+  fs::path dir{};
+  std::vector<std::pair<std::string, std::string>> worker_env{};
+  Manifest manifest{};
   bool discovered = false;  // environments found on the machine, not named with --envs
   bool keep_images = false;
-  std::set<LaunchKey> already_measured;  // resume: by earlier sessions
-  std::set<std::string> adopt_images;    // resume: environments whose image a killed session imported
+  std::set<LaunchKey> already_measured{};  // resume: by earlier sessions
+  std::set<std::string> adopt_images{};    // resume: environments whose image a killed session imported
   bool resuming = false;
   bool take_turns = false;    // --take-turns
   bool keep_going = false;    // --keep-going
@@ -448,8 +448,20 @@ void check_round_orders(const fs::path& dir, const Manifest& manifest,
 // The session that measures what `state` found missing, as the earlier
 // sessions did: their worker settings, discovery and images.
 Session resume_session(const ResumeRequest& o, const Plan& plan, Manifest manifest, const ResumeState& state,
-                       const std::vector<nlohmann::json>& records, std::vector<CellRuns> earlier_cells) {
-  Session session{plan, plan, o.dir, {}, std::move(manifest), true, o.keep_images, state.measured, {}, true};
+                       const std::vector<nlohmann::json>& records, std::vector<CellRuns> earlier_cells,
+                       std::atomic<bool>& cancel) {
+  Session session{.plan = plan,
+                  .scheduled = plan,
+                  .dir = o.dir,
+                  .manifest = std::move(manifest),
+                  .discovered = true,
+                  .keep_images = o.keep_images,
+                  .already_measured = state.measured,
+                  .resuming = true,
+                  .take_turns = o.take_turns,
+                  .keep_going = o.keep_going,
+                  .cgroup_parent = o.cgroup_parent,
+                  .cancel = &cancel};
   const Manifest& m = session.manifest;
   // At least the rounds the earlier sessions reached; the stopping rule adds
   // more as it would have in one session, from everything they measured,
@@ -501,12 +513,16 @@ SessionEnd run_new_session(const RunRequest& o, const PlannedRun& planned, std::
                            ? create_run_folder(o.out, run_id, o.run_id)
                            : create_run_folder(o.run_folder.parent_path(), run_id, o.run_folder.filename().string());
   if (run_id.empty()) run_id = dir.filename().string();
-  Session session{plan, plan, dir, worker_environment(planned.threads, o.pin_threads), {}, o.environments.empty(), o.keep_images, {}, {},
-                  false};
-  session.take_turns = o.take_turns;
-  session.keep_going = o.keep_going;
-  session.cgroup_parent = o.cgroup_parent;
-  session.cancel = &cancel;
+  Session session{.plan = plan,
+                  .scheduled = plan,
+                  .dir = dir,
+                  .worker_env = worker_environment(planned.threads, o.pin_threads),
+                  .discovered = o.environments.empty(),
+                  .keep_images = o.keep_images,
+                  .take_turns = o.take_turns,
+                  .keep_going = o.keep_going,
+                  .cgroup_parent = o.cgroup_parent,
+                  .cancel = &cancel};
   const RunFolderLock lock(dir);  // a `--resume` of this folder waits for the run to end
   const LiveRun live(run_id);     // what it makes is a live run's, never cleaned away (doctor --clean)
   session.manifest = new_manifest(session, run_id, o.command_line);
@@ -574,11 +590,8 @@ SessionEnd resume_run(const ResumeRequest& o, std::atomic<bool>& cancel) {
   entry.failed_launches = state.failed.size();
   entry.rounds = rounds;
   manifest.resumed.push_back(entry);
-  Session session = resume_session(o, plan, std::move(manifest), state, records, std::move(earlier.earlier_cells));
-  session.take_turns = o.take_turns;
-  session.keep_going = o.keep_going;
-  session.cgroup_parent = o.cgroup_parent;
-  session.cancel = &cancel;
+  Session session =
+      resume_session(o, plan, std::move(manifest), state, records, std::move(earlier.earlier_cells), cancel);
   session.save();
 
   ResultsWriter results(dir / "results.jsonl");

@@ -520,14 +520,15 @@ class Schedule {
         : spec.is_command()               ? run_user_command(plan_, spec, env, instance, round, results_, options_)
                                           : run_worker(plan_, spec, env, instance, round, results_, options_);
     const int measured = static_cast<int>(launched.measured.size());
+    // A command reports as many iterations as it runs.
+    const bool ok = launched.result.ok() &&
+                    (spec.is_command() ? launched.error.empty() && measured > 0 : measured == spec.iters);
     nlohmann::json record = {{"type", "launch"},
                              {"env", env.label},
                              {"round", round},
                              {"case", spec.id()},
                              {"instance", instance},
-                             // A command reports as many iterations as it runs.
-                             {"ok", launched.result.ok() && (spec.is_command() ? launched.error.empty() && measured > 0
-                                                                              : measured == spec.iters)},
+                             {"ok", ok},
                              {"measured_samples", measured},
                              {"wall_seconds", wall.seconds()},
                              // When it ran, by the clock every process on the machine reads.
@@ -538,7 +539,6 @@ class Schedule {
     if (options_.take_turns) record["waited_for_turn_seconds"] = turn ? turn->waited_seconds() : 0.0;
     turn.reset();
     ++outcome_.launches;
-    const bool ok = record["ok"].get<bool>();
     if (!ok) {
       record["cause"] = failure_cause(launched, env, measured, spec.iters, plan_.case_timeout_seconds);
       record["stderr_tail"] = tail(launched.result.stderr_tail, kStderrInResults);
