@@ -50,7 +50,7 @@ int main(int argc, char** argv) {
     if (!w) throw std::runtime_error("unknown workload " + name);
     TrainingData training;
     try {
-      training = load_training_data(w->model, data, batch, 42);
+      training = load_training_data(w->model.data_need(), data, batch, 42);
     } catch (const std::exception& e) {
       std::cout << fmt::format("{}: no data ({}); `dlcbench data fetch {}` gets it\n", name, e.what(), w->dataset());
       continue;

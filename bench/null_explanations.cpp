@@ -18,7 +18,7 @@
 
 #include "analysis/analysis.h"
 #include "analysis/explanation.h"
-#include "core/manifest.h"
+#include "model/manifest.h"
 #include "core/results_file.h"
 
 int main(int argc, char** argv) {

@@ -1,7 +1,7 @@
-// The manifest reader: any text gives a Manifest and the run's plan, every
-// field of the type analyze() needs, or an error naming the field. Environment labels and
+// The manifest reader: any text gives a Manifest and its typed plan, or an
+// error naming the field; the plan written again reads back the same. Environment labels and
 // case specs are then parsed as `dlcbench report` and `run --resume` do.
-#include "model/run_records.h"
+#include "model/manifest.h"
 #include "core/errors.h"
 #include "core/results_file.h"
 #include "fuzz_targets.h"
@@ -17,12 +17,17 @@ void manifest(Input input) {
   } catch (const std::runtime_error&) {
     return;  // not JSON: the report says so, naming the file
   }
-  ManifestPlan plan;
+  Manifest read;
   try {
-    plan = read_manifest_plan(manifest.get<Manifest>());
+    read = manifest.get<Manifest>();
   } catch (const DataError&) {
     return;
   }
+  if (!read.plan) return;
+  const RecordedPlan& plan = *read.plan;
+  // What the one writer writes, the one reader reads back as it was.
+  const nlohmann::json written = plan;
+  expect(nlohmann::json(read_recorded_plan(written)) == written, "a recorded plan reads back as written");
   for (const auto& label : plan.environments) {
     try {
       const EnvironmentRequest r = parse_environment_request(label);

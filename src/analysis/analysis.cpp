@@ -1,6 +1,8 @@
 #include "analysis/analysis.h"
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <optional>
 #include <set>
@@ -41,7 +43,7 @@ namespace {
 
 // Pass 1: the cases the plan lists, each with an empty entry per environment
 // in the plan's order, and what kind of figure each reports.
-std::vector<CaseAnalysis> planned_cases(const ManifestPlan& plan) {
+std::vector<CaseAnalysis> planned_cases(const RecordedPlan& plan) {
   std::vector<CaseAnalysis> cases;
   for (const auto& planned : plan.cases) {
     CaseAnalysis ca;
@@ -298,11 +300,14 @@ void compare_with_baseline(CaseAnalysis& ca, Analysis& a, const RequestedFields&
   }
 }
 
-Analysis analyze(const ManifestPlan& plan, const std::vector<nlohmann::json>& records,
+Analysis analyze(const Manifest& manifest, const std::vector<nlohmann::json>& records,
                  const std::vector<std::size_t>& line_numbers) {
+  if (!manifest.plan) throw DataError("manifest.json has no plan: it is not a dlcbench results folder's manifest");
+  const RecordedPlan& plan = *manifest.plan;
   Analysis a;
-  a.status = plan.status;
-  a.launches_recorded = plan.launches;
+  a.status = manifest.status;
+  if (manifest.launches)
+    a.launches_recorded = static_cast<int>(std::min<std::size_t>(*manifest.launches, std::numeric_limits<int>::max()));
   if (a.status == RunStatus::interrupted)
     a.notes.push_back("the run was interrupted: the figures cover what was measured before it stopped");
   else if (a.status == RunStatus::running)
@@ -316,7 +321,7 @@ Analysis analyze(const ManifestPlan& plan, const std::vector<nlohmann::json>& re
   a.cases = planned_cases(plan);
   const FoldedLaunches folded = fold_launches(a, records, line_numbers);
   a.launches_found = folded.launch_records;
-  collect_runs(a, folded, plan.runs);
+  collect_runs(a, folded, plan.runs.value_or(0));
   note_records(a, folded);
   a.ablation = plan.ablation;
   for (auto& ca : a.cases) {
@@ -329,7 +334,7 @@ Analysis analyze(const ManifestPlan& plan, const std::vector<nlohmann::json>& re
 
 Analysis analyze(const nlohmann::json& manifest, const std::vector<nlohmann::json>& records,
                  const std::vector<std::size_t>& line_numbers) {
-  return analyze(read_manifest_plan(manifest.get<Manifest>()), records, line_numbers);
+  return analyze(manifest.get<Manifest>(), records, line_numbers);
 }
 
 }  // namespace dlcbench

@@ -16,6 +16,7 @@
 #include "analysis/explanation.h"
 #include "analysis/likely_causes.h"
 #include "analysis/overhead.h"
+#include "model/manifest.h"
 #include "model/run_records.h"
 #include "core/case_spec.h"
 #include "core/statistics.h"
@@ -156,11 +157,11 @@ struct Analysis {
 // baseline with the like-for-like check. `line_numbers` (parallel to
 // records, optional) lets notes name the line of results.jsonl a problem is
 // on.
-Analysis analyze(const ManifestPlan& plan, const std::vector<nlohmann::json>& records,
+// Throws DataError for a manifest that records no plan.
+Analysis analyze(const Manifest& manifest, const std::vector<nlohmann::json>& records,
                  const std::vector<std::size_t>& line_numbers = {});
-// The same from manifest.json's text, read as a Manifest (core/manifest.h)
-// and by read_manifest_plan: DataError names a field neither can read, or a
-// manifest of a newer format.
+// The same from manifest.json's text, read as a Manifest (model/manifest.h):
+// DataError names a field it cannot read, or a manifest of a newer format.
 Analysis analyze(const nlohmann::json& manifest, const std::vector<nlohmann::json>& records,
                  const std::vector<std::size_t>& line_numbers = {});
 

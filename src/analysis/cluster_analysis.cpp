@@ -51,8 +51,8 @@ NodeRun load_node(const fs::path& dir, const std::string& node, const ClusterMan
   try {
     run.manifest = read_manifest(folder / "manifest.json");
     const auto content = fs::exists(folder / "results.jsonl") ? read_results(folder / "results.jsonl") : ResultsContent{};
-    run.analysis = analyze(read_plan_of_run(run.manifest), content.records, content.line_numbers);
-    const Plan plan = plan_from_json(run.manifest.plan);
+    run.analysis = analyze(run.manifest, content.records, content.line_numbers);
+    const Plan plan = plan_to_resume(*run.manifest.plan);  // analyze() above refused a manifest without one
     run.rounds_planned = std::max(plan.runs, run.manifest.rounds.value_or(0));
     const auto orders = round_orders(plan.environments.size(), run.rounds_planned, plan.seed);
     const ResumeState state = find_missing_launches(plan, orders, content.records);

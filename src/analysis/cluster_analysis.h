@@ -13,7 +13,7 @@
 
 #include "analysis/analysis.h"
 #include "model/cluster_manifest.h"
-#include "core/manifest.h"
+#include "model/manifest.h"
 #include "core/mismatch.h"
 
 namespace dlcbench {

@@ -27,6 +27,7 @@
 #include "core/scratch_dir.h"
 #include "data/dataset.h"
 #include "orchestrator/plan.h"
+#include "orchestrator/planning.h"
 
 namespace fs = std::filesystem;
 
@@ -72,46 +73,45 @@ void refuse_job_options(const std::vector<std::string>& options) {
   }
 }
 
-// The run options, checked exactly as `dlcbench run` checks them, by a dry
-// run of its own parser, with synthetic data: the data folder is on the
-// nodes, and each pod checks it there before measuring. --input disk needs
-// real data, so the dry run leaves it out.
-void check_run_options(const std::vector<std::string>& options) {
-  std::vector<std::string> args = {"run", "--dry-run", "--envs", "host", "--data", "synthetic"};
+// The run options, parsed once into the request each pod's run will make
+// and checked by planning it as `dlcbench run` would, with synthetic data:
+// the data folder is on the nodes, and each pod checks it there before
+// measuring. --input disk needs real data, so the check leaves it out.
+RunRequest checked_pod_request(const std::vector<std::string>& options) {
+  std::vector<std::string> words = {"--dry-run", "--envs", "host", "--data", "synthetic"};
   for (std::size_t i = 0; i < options.size(); ++i) {
     if (options[i] == "--input=disk") continue;
     if (options[i] == "--input" && i + 1 < options.size() && options[i + 1] == "disk") {
       ++i;
       continue;
     }
-    args.push_back(options[i]);
+    words.push_back(options[i]);
   }
-  CLI::App app{"dlcbench"};
-  int exit_code = kExitOk;
-  add_run_command(app, exit_code);
-  std::reverse(args.begin(), args.end());  // CLI11 takes a vector last argument first
-  // What the dry run prints is about this machine: its plan names this
-  // machine's CPUs, and its warnings its BLAS kernel and thread count. Each
-  // pod's log has its own node's. Only an error's context is shown.
-  std::ostringstream plan, said;
-  std::streambuf* const standard_output = std::cout.rdbuf(plan.rdbuf());
+  // What planning prints is about this machine: its warnings name this
+  // machine's BLAS kernel and thread count, and each pod's log has its own
+  // node's. Only an error's context is shown.
+  std::ostringstream printed, said;
+  std::streambuf* const standard_output = std::cout.rdbuf(printed.rdbuf());
   std::streambuf* const standard_error = std::cerr.rdbuf(said.rdbuf());
-  std::optional<CLI::ParseError> parse_error;
+  std::optional<RunRequest> request;
+  std::string problem;
   try {
-    app.parse(args);
-  } catch (const CLI::ParseError& e) {
-    parse_error = e;
+    request = run_request_of_words(words);
+    plan_run(*request);
+  } catch (const std::exception& e) {  // CLI::ParseError, UsageError, DataError
+    problem = e.what();
   }
   std::cout.rdbuf(standard_output);
   std::cerr.rdbuf(standard_error);
-  if (parse_error || exit_code != kExitOk) {
+  if (!problem.empty()) {
     std::cerr << said.str();
-    if (parse_error) app.exit(*parse_error);
-    throw UsageError("the options above are `dlcbench run`'s, passed to each pod's run: fix them as it says");
+    throw UsageError(fmt::format("{}: the options are `dlcbench run`'s, passed to each pod's run; fix them as it says",
+                                 problem));
   }
-  if (app.get_subcommand("run")->get_option("command")->count() > 0)
+  if (request->command)
     throw UsageError("a pod runs dlcbench's own workloads, not a command: leave out the command (and any word "
                      "that is not an option of `dlcbench run` or `dlcbench k8s`)");
+  return *request;
 }
 
 // Without --threads each side takes the CPUs it may use: the pod's cpuset,
@@ -232,8 +232,7 @@ std::vector<K8sJob> checked_jobs(K8sOptions& o, const std::vector<std::string>& 
   }
   refuse_job_options(run_options);
   std::vector<K8sJob> jobs = k8s_jobs(r);  // the Job's own checks first: they need no dry run
-  check_run_options(run_options);
-  warn_threads_and_cpu_limit(r, run_request_of_words(run_options));
+  warn_threads_and_cpu_limit(r, checked_pod_request(run_options));
   return jobs;
 }
 

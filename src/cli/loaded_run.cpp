@@ -35,7 +35,7 @@ LoadedRun load_run(const fs::path& dir) {
   if (fs::exists(results_file)) run.content = read_results(results_file);
   try {
     run.manifest = manifest.get<Manifest>();
-    run.analysis = analyze(read_plan_of_run(run.manifest), run.content.records, run.content.line_numbers);
+    run.analysis = analyze(run.manifest, run.content.records, run.content.line_numbers);
   } catch (const std::runtime_error& e) {
     // A manifest without a plan, of a newer format or with a field of the
     // wrong type: not a run this dlcbench can report.

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "analysis/analysis.h"
-#include "core/manifest.h"
+#include "model/manifest.h"
 #include "core/results_file.h"
 
 namespace dlcbench::cli {

@@ -135,7 +135,7 @@ int report_run(const SessionEnd& end) {
   }
   const fs::path& dir = end.dir;
   const auto content = read_results(dir / "results.jsonl");
-  const Analysis analysis = analyze(read_plan_of_run(read_manifest(dir / "manifest.json")), content.records);
+  const Analysis analysis = analyze(read_manifest(dir / "manifest.json"), content.records);
   std::cout << render_console(analysis);
   std::cout << fmt::format("\nresults: {}\n", dir.string());
   if (end.interrupted) {

@@ -271,7 +271,7 @@ int run_worker(const WorkerOptions& o) {
     return kExitOk;
   }
   Stopwatch load_clock;
-  const TrainingData data = load_training_data(workload.model, o.data, spec.batch, spec.seed);
+  const TrainingData data = load_training_data(workload.model.data_need(), o.data, spec.batch, spec.seed);
   const double load_seconds = load_clock.seconds();
 
   auto session = backend->prepare(workload, data, spec);
@@ -288,7 +288,7 @@ int run_worker(const WorkerOptions& o) {
   // container given other files (or files changed between launches) differs.
   if (o.data != kSyntheticData)
     fingerprint["dataset"]["sha256"] =
-        data_files_digest(workload.model.dataset, training_data_folder(workload.model, o.data));
+        data_files_digest(workload.model.dataset, training_data_folder(workload.model.data_need(), o.data));
   fingerprint["dataset"]["load_seconds"] = load_seconds;
   emit(fingerprint);
 

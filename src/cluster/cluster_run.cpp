@@ -19,7 +19,7 @@
 #include "cluster/allreduce_run.h"
 #include "cluster/folder_bundle.h"
 #include "core/errors.h"
-#include "core/manifest.h"
+#include "model/manifest.h"
 #include "core/process.h"
 #include "core/scratch_dir.h"
 #include "report/cluster_report.h"

@@ -23,34 +23,34 @@ TokenStream from_corpus(TokenCorpus corpus) {
   return t;
 }
 
-void require_known(const models::ModelSpec& model) {
-  if (model.dataset != "mnist" && model.dataset != "cifar10" && model.dataset != "ptb")
-    throw UsageError(fmt::format("workload {} needs data set {}, which has no loader", model.name, model.dataset));
+void require_known(const DataNeed& need) {
+  if (need.dataset != "mnist" && need.dataset != "cifar10" && need.dataset != "ptb")
+    throw UsageError(fmt::format("workload {} needs data set {}, which has no loader", need.workload, need.dataset));
 }
 
 }  // namespace
 
-TrainingData load_training_data(const models::ModelSpec& model, const std::string& location, int batch,
+TrainingData load_training_data(const DataNeed& need, const std::string& location, int batch,
                                 std::uint64_t seed) {
-  require_known(model);
+  require_known(need);
   if (location == kSyntheticData) {
-    if (const auto* lstm = std::get_if<models::LstmSpec>(&model.architecture)) {
+    if (need.sequence > 0) {
       // About as many words as PTB's training text, and always many windows.
       const auto words = std::max<std::size_t>(
-          929589, 8 * static_cast<std::size_t>(batch) * static_cast<std::size_t>(lstm->sequence + 1));
-      return make_synthetic_tokens(lstm->vocabulary, words, seed);
+          929589, 8 * static_cast<std::size_t>(batch) * static_cast<std::size_t>(need.sequence + 1));
+      return make_synthetic_tokens(need.outputs, words, seed);
     }
     const std::size_t count = std::max<std::size_t>(8192, 4 * static_cast<std::size_t>(batch));
-    return make_synthetic(model.input_shape(), static_cast<int>(model.outputs()), count, seed);
+    return make_synthetic(need.example_shape, static_cast<int>(need.outputs), count, seed);
   }
-  if (model.dataset == "mnist") return load_mnist_training(location);
-  if (model.dataset == "cifar10") return load_cifar10_training(location);
+  if (need.dataset == "mnist") return load_mnist_training(location);
+  if (need.dataset == "cifar10") return load_cifar10_training(location);
   return from_corpus(load_ptb_format(location));
 }
 
-std::filesystem::path training_data_folder(const models::ModelSpec& model, const std::string& location) {
-  if (model.dataset == "mnist") return dataset_folder(location, "mnist");
-  if (model.dataset == "cifar10") return cifar10_folder(location);
+std::filesystem::path training_data_folder(const DataNeed& need, const std::string& location) {
+  if (need.dataset == "mnist") return dataset_folder(location, "mnist");
+  if (need.dataset == "cifar10") return cifar10_folder(location);
   const std::filesystem::path root = location;
   return std::filesystem::exists(root / kPtbFiles[0]) ? root : root / "ptb";
 }
@@ -67,16 +67,16 @@ std::string data_files_digest(const std::string& dataset, const std::filesystem:
   return listing.empty() ? "" : string_digest(listing, "sha256");
 }
 
-void check_training_data(const models::ModelSpec& model, const std::string& location) {
-  require_known(model);
+void check_training_data(const DataNeed& need, const std::string& location) {
+  require_known(need);
   if (location == kSyntheticData) return;
   if (!std::filesystem::is_directory(location))
     throw DataError(fmt::format("data folder {} does not exist: run `dlcbench data fetch {}` (it downloads to {} "
                                 "by default), point --data at the folder, or pass --data synthetic",
-                                location, model.dataset, default_data_root().string()));
-  if (model.dataset == "mnist") load_mnist(dataset_folder(location, "mnist"), "train");
-  if (model.dataset == "cifar10") load_cifar10_training(location);
-  if (model.dataset == "ptb") load_ptb_format(location);
+                                location, need.dataset, default_data_root().string()));
+  if (need.dataset == "mnist") load_mnist(dataset_folder(location, "mnist"), "train");
+  if (need.dataset == "cifar10") load_cifar10_training(location);
+  if (need.dataset == "ptb") load_ptb_format(location);
 }
 
 }  // namespace dlcbench

@@ -9,7 +9,6 @@
 #include <fmt/format.h>
 
 #include "core/errors.h"
-#include "model/container_options.h"
 
 namespace dlcbench {
 
@@ -50,99 +49,62 @@ std::vector<std::vector<std::size_t>> round_orders(std::size_t environments, int
   return orders;
 }
 
-void to_json(nlohmann::json& j, const Plan& p) {
-  j["cases"] = p.cases;
-  j["environments"] = nlohmann::json::array();
-  for (const auto& e : p.environments) j["environments"].push_back(e.text);
-  j["runs"] = p.runs;
-  j["until_cv"] = p.until_cv;
-  j["precision"] = p.precision;
-  j["max_time_seconds"] = p.max_time_seconds;
-  j["max_runs"] = p.max_runs;
-  j["margin"] = p.margin;
-  if (p.calibration) j["calibration"] = true;
-  j["hold_samples"] = p.hold_samples;
-  j["seed"] = p.seed;
-  j["data"] = p.data;
-  j["case_timeout_seconds"] = p.case_timeout_seconds;
-  j["baseline"] = p.baseline;
-  j["allow_mismatch"] = p.allow_mismatch;
-  if (p.ablation) j["ablation"] = *p.ablation;
+RecordedPlan record_of(const Plan& p) {
+  RecordedPlan r;
+  for (const auto& c : p.cases) r.cases.push_back({.id = c.id(), .workload = c.workload, .spec = c});
+  for (const auto& e : p.environments) r.environments.push_back(e.text);
+  r.runs = p.runs;
+  r.until_cv = p.until_cv;
+  r.precision = p.precision;
+  r.max_time_seconds = p.max_time_seconds;
+  r.max_runs = p.max_runs;
+  r.margin = p.margin;
+  r.calibration = p.calibration;
+  r.hold_samples = p.hold_samples;
+  r.seed = p.seed;
+  r.data = p.data;
+  r.case_timeout_seconds = p.case_timeout_seconds;
+  r.baseline = p.baseline;
+  r.allow_mismatch = p.allow_mismatch;
   // Written at plan time, so the analysis needs no knowledge of the runtimes'
   // options to tell a difference asked for from one nobody asked for.
-  std::vector<std::string> labels;
-  for (const auto& e : p.environments) labels.push_back(e.text);
-  j["requested_fields"] = requested_fields_of(labels);
+  r.requested_fields = requested_fields_of(r.environments);
+  r.ablation = p.ablation;
+  return r;
 }
 
-RequestedFields requested_fields_of(const std::vector<std::string>& labels) {
-  RequestedFields fields;
-  for (const auto& label : labels) {
-    try {
-      fields[label] = fields_changed_by(parse_environment_request(label).options);
-    } catch (const std::exception&) {
-      // A label this version no longer parses: nothing counts as asked for.
-      fields[label] = {};
-    }
-  }
-  return fields;
-}
+void to_json(nlohmann::json& j, const Plan& p) { j = record_of(p); }
 
-ManifestPlan read_plan_of_run(const Manifest& manifest) {
-  ManifestPlan plan = read_manifest_plan(manifest);
-  if (!plan.requested_fields_recorded) plan.requested_fields = requested_fields_of(plan.environments);
-  return plan;
-}
-
-Plan plan_from_json(const nlohmann::json& j) {
-  if (!j.is_object()) throw std::runtime_error("the manifest has no plan");
+Plan plan_to_resume(const RecordedPlan& r) {
   Plan p;
+  for (const auto& c : r.cases) {
+    if (!c.spec_complete)
+      throw std::runtime_error(fmt::format("the manifest's plan records case {} without all its fields", c.id));
+    if (c.spec.id() != c.id)
+      throw std::runtime_error(fmt::format("case {} is identified as {} by this dlcbench", c.id, c.spec.id()));
+    p.cases.push_back(c.spec);
+  }
   try {
-    for (const auto& c : j.at("cases")) {
-      CaseSpec spec = c.get<CaseSpec>();
-      const std::string recorded = c.at("id").get<std::string>();
-      if (spec.id() != recorded)
-        throw std::runtime_error(fmt::format("case {} is identified as {} by this dlcbench", recorded, spec.id()));
-      p.cases.push_back(std::move(spec));
-    }
-    // Each label as recorded, "#2" suffixes included, so labels match results.jsonl.
-    for (const auto& e : j.at("environments")) p.environments.push_back(parse_environment_request(e.get<std::string>()));
-    // Rounds as whole numbers in range: nlohmann would convert 1e300 to an int unchecked.
-    auto rounds = [&](const char* key, bool required) {
-      if (!required && !j.contains(key)) return 0;
-      const auto& v = j.at(key);
-      if (!v.is_number_integer() || v.get<std::int64_t>() < 0 || v.get<std::int64_t>() > 1'000'000)
-        throw std::runtime_error(fmt::format("the manifest's plan has {} = {}, not a number of rounds", key, v.dump()));
-      return static_cast<int>(v.get<std::int64_t>());
-    };
-    p.runs = rounds("runs", true);
-    p.until_cv = j.value("until_cv", 0.0);
-    p.precision = j.value("precision", 0.0);
-    p.max_time_seconds = j.value("max_time_seconds", 0.0);
-    p.max_runs = rounds("max_runs", false);
-    p.margin = j.value("margin", kDefaultEquivalenceMargin);
-    p.calibration = j.value("calibration", false);
-    p.hold_samples = j.value("hold_samples", false);
-    if (!(p.margin > 0 && p.margin < 1))
-      throw std::runtime_error(fmt::format("the manifest's plan has margin = {}, not a share between 0 and 1", p.margin));
-    if (!j.at("seed").is_number_integer())
-      throw std::runtime_error("the manifest's plan has a seed that is not a whole number");
-    p.seed = j.at("seed").get<std::uint64_t>();
-    p.data = j.at("data").get<std::string>();
-    p.case_timeout_seconds = j.at("case_timeout_seconds").get<double>();
-    if (!(p.case_timeout_seconds > 0) || p.case_timeout_seconds > 1e9)
-      throw std::runtime_error(fmt::format("the manifest's plan has case_timeout_seconds = {}, not a time limit",
-                                           j.at("case_timeout_seconds").dump()));
-    p.baseline = j.at("baseline").get<std::string>();
-    p.allow_mismatch = j.value("allow_mismatch", false);
-    if (j.contains("ablation")) p.ablation = j.at("ablation").get<AblationPlan>();
-  } catch (const nlohmann::json::exception& e) {
-    throw std::runtime_error(fmt::format("the manifest's plan cannot be read: {}", e.what()));
-  } catch (const DataError& e) {
-    throw std::runtime_error(fmt::format("the manifest's plan cannot be read: {}", e.what()));
+    for (const auto& label : r.environments) p.environments.push_back(parse_environment_request(label));
   } catch (const UsageError& e) {
     throw std::runtime_error(fmt::format("the manifest's plan is not valid for this dlcbench: {}", e.what()));
   }
+  if (!r.runs || !r.seed || !r.data || !r.case_timeout_seconds)
+    throw std::runtime_error("the manifest's plan lacks its rounds, seed, data or case time limit");
+  p.runs = *r.runs;
+  p.until_cv = r.until_cv;
+  p.precision = r.precision;
+  p.max_time_seconds = r.max_time_seconds;
+  p.max_runs = r.max_runs;
+  p.margin = r.margin;
+  p.calibration = r.calibration;
+  p.hold_samples = r.hold_samples;
+  p.seed = *r.seed;
+  p.data = *r.data;
+  p.case_timeout_seconds = *r.case_timeout_seconds;
+  p.baseline = r.baseline;
+  p.allow_mismatch = r.allow_mismatch;
+  p.ablation = r.ablation;
   if (p.cases.empty() || p.environments.empty() || p.runs < 1)
     throw std::runtime_error("the manifest's plan has no cases, no environments or no rounds");
   return p;

@@ -1,5 +1,6 @@
-// What a `dlcbench run` will measure: cases x environments x rounds, as
-// the manifest records it, with its one JSON writer and reader.
+// What a `dlcbench run` will measure: cases x environments x rounds, and
+// its conversions to and from the record the manifest keeps
+// (model/recorded_plan.h).
 #pragma once
 
 #include <compare>
@@ -12,10 +13,9 @@
 
 #include "core/ablation_plan.h"
 #include "core/case_spec.h"
-#include "core/manifest.h"
 #include "model/environment_request.h"
 #include "model/equivalence_margin.h"
-#include "model/run_records.h"
+#include "model/recorded_plan.h"
 
 namespace dlcbench {
 
@@ -65,19 +65,15 @@ std::vector<std::string> split_workload_list(const std::string& text);
 std::vector<std::vector<std::size_t>> round_orders(std::size_t environments, int runs,
                                                    std::uint64_t seed);
 
+// The plan as the manifest records it, with the fields each environment's
+// options are meant to change; to_json writes that record.
+RecordedPlan record_of(const Plan& p);
 void to_json(nlohmann::json& j, const Plan& p);
-
-// The fingerprint fields each environment's options are meant to change
-// (model/container_options.h: fields_changed_by), by label.
-RequestedFields requested_fields_of(const std::vector<std::string>& labels);
-// The plan as the analysis reads it from a run's manifest; a manifest
-// written before the plan recorded its requested fields gets them from its
-// labels here.
-ManifestPlan read_plan_of_run(const Manifest& manifest);
-// The plan as a manifest recorded it (`run --resume`). Throws
-// std::runtime_error naming what is missing or no longer valid, e.g. a case
-// whose id this version computes differently (its records would not match).
-Plan plan_from_json(const nlohmann::json& j);
+// The plan a manifest recorded, to measure more of it (`run --resume`).
+// Throws std::runtime_error naming what is missing or no longer valid, e.g.
+// a case whose id this version computes differently (its records would not
+// match).
+Plan plan_to_resume(const RecordedPlan& recorded);
 
 // One launch of the plan: a case in an environment in a round. Results
 // records carry the same three keys ("round", "case", "env").

@@ -29,78 +29,7 @@ const json* nested(const json& object, const char* a, const char* b) {
   return inner == outer->end() ? nullptr : &*inner;
 }
 
-// plan.requested_fields: {"docker:cpus=1": ["/cgroup/cpu_quota"], ...}.
-void read_requested_fields(const json& plan, ManifestPlan& m) {
-  const auto fields = plan.find("requested_fields");
-  if (fields == plan.end()) return;
-  if (!fields->is_object()) wrong_type("manifest.json: plan.requested_fields", *fields, "an object of lists");
-  for (const auto& [env, list] : fields->items()) {
-    if (!list.is_array()) wrong_type("manifest.json: plan.requested_fields." + env, list, "a list of fields");
-    for (const auto& f : list) {
-      if (!f.is_string()) wrong_type("manifest.json: plan.requested_fields." + env, f, "a field name");
-      m.requested_fields[env].push_back(f.get<std::string>());
-    }
-  }
-  m.requested_fields_recorded = true;
-}
-
 }  // namespace
-
-ManifestPlan read_manifest_plan(const Manifest& manifest) {
-  if (!manifest.plan.is_object() || manifest.plan.empty())
-    throw DataError("manifest.json has no plan: it is not a dlcbench results folder's manifest");
-  ManifestPlan m;
-  m.status = manifest.status;
-  if (manifest.launches) m.launches = static_cast<int>(std::min<std::size_t>(*manifest.launches, std::numeric_limits<int>::max()));
-  const json& plan = manifest.plan;
-  const std::string where = "manifest.json: plan.";
-  m.baseline = string_field(plan, "baseline", "host", where);
-  m.allow_mismatch = bool_field(plan, "allow_mismatch", false, where);
-  if (const auto margin = number_field(plan, "margin", where)) {
-    if (!(*margin > 0 && *margin < 1))
-      throw DataError(fmt::format("manifest.json: plan.margin is {}, not a share between 0 and 1", *margin));
-    m.margin = *margin;
-  }
-  m.calibration = bool_field(plan, "calibration", false, where);
-  m.runs = std::max(0, int_field(plan, "runs", 0, where));
-  if (const auto precision = number_field(plan, "precision", where)) m.precision = *precision;
-
-  const auto envs = plan.find("environments");
-  if (envs == plan.end() || !envs->is_array())
-    throw DataError("manifest.json: plan.environments is missing or not a list of environment labels");
-  for (std::size_t i = 0; i < envs->size(); ++i) {
-    const json& e = (*envs)[i];
-    if (!e.is_string()) wrong_type(fmt::format("{}environments[{}]", where, i), e, "an environment label");
-    m.environments.push_back(e.get<std::string>());
-  }
-
-  const auto cases = plan.find("cases");
-  if (cases == plan.end() || !cases->is_array())
-    throw DataError("manifest.json: plan.cases is missing or not a list of cases");
-  for (std::size_t i = 0; i < cases->size(); ++i) {
-    const json& c = (*cases)[i];
-    const std::string case_name = fmt::format("{}cases[{}]", where, i);
-    if (!c.is_object()) wrong_type(case_name, c, "an object");
-    PlannedCase pc;
-    const auto id = c.find("id");
-    if (id == c.end() || !id->is_string())
-      throw DataError(fmt::format("{}.id is missing or not a string", case_name));
-    pc.id = id->get<std::string>();
-    pc.workload = string_field(c, "workload", "", case_name + ".");
-    try {
-      pc.spec = c.get<CaseSpec>();
-    } catch (const std::exception&) {
-      // A case recorded without every field (older manifests, tests): what
-      // is known is its workload.
-      pc.spec = CaseSpec{};
-      pc.spec.workload = pc.workload;
-    }
-    m.cases.push_back(std::move(pc));
-  }
-  read_requested_fields(plan, m);
-  if (const auto ablation = plan.find("ablation"); ablation != plan.end()) m.ablation = ablation->get<AblationPlan>();
-  return m;
-}
 
 ResultRecord read_result_record(const json& r) {
   const std::string where = "record.";

@@ -1,5 +1,5 @@
-// What analyze() takes from a run's two files, read field by field with the
-// types checked: manifest.json's plan, and each record of results.jsonl.
+// What analyze() takes from results.jsonl: each record, read field by field
+// with the types checked (the plan's reader is model/recorded_plan.h).
 // A field of the wrong type or out of range is a DataError naming the field,
 // never a JSON library exception or a number converted out of range. Kept
 // apart from the statistics so the readers link on their own (fuzz/).
@@ -12,48 +12,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/ablation_plan.h"
 #include "core/case_spec.h"
-#include "core/manifest.h"
-#include "model/equivalence_margin.h"
 
 namespace dlcbench {
-
-struct PlannedCase {
-  std::string id;
-  std::string workload;  // "" when the manifest has none
-  CaseSpec spec;         // as recorded; when incomplete, only its workload is set
-};
-
-// Per environment label, the fingerprint fields (JSON pointers) its options
-// are meant to change, so a difference there is asked for.
-using RequestedFields = std::map<std::string, std::vector<std::string>>;
-
-struct ManifestPlan {
-  RunStatus status = RunStatus::unknown;
-  // Launch records the run wrote to results.jsonl, as its last session
-  // counted them; unset in a manifest of a run still going or killed.
-  std::optional<int> launches;
-  std::string baseline = "host";
-  std::vector<std::string> environments;  // labels, in the plan's order
-  bool allow_mismatch = false;
-  double margin = kDefaultEquivalenceMargin;  // of the equivalence verdicts (--margin)
-  bool calibration = false;                   // `dlcbench calibrate`: an A/A run
-  int runs = 0;                               // --runs as planned (0: not recorded)
-  double precision = 0;                       // --precision (0: none)
-  std::vector<PlannedCase> cases;
-  // As the orchestrator recorded it at plan time (plan.requested_fields); a
-  // manifest of an older dlcbench has none, and its reader fills them in
-  // from the labels (orchestrator/plan.h: requested_fields_of).
-  RequestedFields requested_fields;
-  bool requested_fields_recorded = false;
-  // `dlcbench explain`: the environment explained and its variants.
-  std::optional<AblationPlan> ablation;
-};
-
-// Throws DataError naming the field for a manifest without a plan, or with
-// a plan field of the wrong type.
-ManifestPlan read_manifest_plan(const Manifest& manifest);
 
 // One line of results.jsonl. Fields a record lacks keep these defaults.
 struct ResultRecord {

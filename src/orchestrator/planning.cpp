@@ -349,12 +349,12 @@ void check_data(const Plan& plan) {
     const WorkloadInfo* workload = find_workload(c.workload);
     if (!workload) continue;  // startup: no data
     if (!checked.insert(workload->model.dataset).second) continue;
-    check_training_data(workload->model, plan.data);
+    check_training_data(workload->model.data_need(), plan.data);
     if (plan.data == kSyntheticData) continue;
     // Files changed since `data fetch` checked them still load, and would be
     // measured and reported as the data set: say so before the run.
     const std::string changed =
-        installed_files_changed(workload->model.dataset, training_data_folder(workload->model, plan.data));
+        installed_files_changed(workload->model.dataset, training_data_folder(workload->model.data_need(), plan.data));
     if (!changed.empty()) std::cerr << "warning: " << changed << "\n";
   }
 }

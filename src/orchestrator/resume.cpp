@@ -16,7 +16,7 @@
 namespace dlcbench {
 
 std::vector<CellRuns> earlier_cell_runs(const Manifest& manifest, const std::vector<nlohmann::json>& records) {
-  const Analysis earlier = analyze(read_plan_of_run(manifest), records);
+  const Analysis earlier = analyze(manifest, records);
   std::vector<CellRuns> cells;
   for (const auto& c : earlier.cases)
     for (const auto& es : c.envs) {

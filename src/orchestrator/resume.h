@@ -18,7 +18,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/manifest.h"
+#include "model/manifest.h"
 #include "model/launch_progress.h"
 #include "orchestrator/plan.h"
 #include "orchestrator/stopping_rule.h"

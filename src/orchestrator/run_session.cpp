@@ -13,7 +13,7 @@
 #include "core/errors.h"
 #include "core/fingerprint.h"
 #include "core/live_runs.h"
-#include "core/manifest.h"
+#include "model/manifest.h"
 #include "core/process.h"
 #include "core/results_file.h"
 #include "core/words.h"
@@ -383,7 +383,7 @@ Manifest new_manifest(const Session& session, const std::string& run_id, const s
   m.run_id = run_id;
   m.command_line = command_line;
   m.dlcbench_version = DLCBENCH_VERSION;
-  m.plan = plan;
+  m.plan = record_of(plan);
   m.round_orders = round_orders(plan.environments.size(), plan.runs, plan.seed);  // more if added
   for (const auto& [k, v] : session.worker_env) m.worker_env[k] = v;
   m.orchestrator = environment_fingerprint();
@@ -425,7 +425,7 @@ Manifest manifest_to_resume(const fs::path& dir) {
   } catch (const std::exception& e) {
     throw UsageError(fmt::format("--resume {}: {}", dir.string(), e.what()));
   }
-  if (manifest.run_id.empty() || manifest.plan.empty())
+  if (manifest.run_id.empty() || !manifest.plan)
     throw UsageError(fmt::format("--resume {}: manifest.json is not a dlcbench run's manifest (no run id or plan)",
                                  dir.string()));
   if (const std::string why = binary_difference(manifest, self_executable_sha256()); !why.empty())
@@ -554,7 +554,7 @@ SessionEnd resume_run(const ResumeRequest& o, std::atomic<bool>& cancel) {
   const LiveRun live(manifest.run_id);
   Plan plan;
   try {
-    plan = plan_from_json(manifest.plan);
+    plan = plan_to_resume(*manifest.plan);
   } catch (const std::runtime_error& e) {
     throw UsageError(fmt::format("cannot resume {}: {}; start a new run", dir.string(), e.what()));
   }

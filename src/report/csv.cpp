@@ -37,27 +37,22 @@ std::string figure_cell(const MicroWorkloadInfo* micro, const nlohmann::json& re
   return std::isfinite(figure) ? fmt::format("{:.12g}", figure) : "";
 }
 
-// A user's command: its own unit (--metric-unit, "s/launch" for its run
-// time) and each sample's figure as the command printed it ("value"; the
-// seconds of a launch's run time).
-const nlohmann::json* command_metric(const nlohmann::json& c) {
-  const auto command = c.find("command");
-  if (command == c.end() || !command->is_object()) return nullptr;
-  const auto metric = command->find("metric");
-  return metric != command->end() && metric->is_object() ? &*metric : nullptr;
-}
-
-std::string command_unit(const nlohmann::json& c) {
-  const nlohmann::json* metric = command_metric(c);
-  return metric ? cell(*metric, "unit") : "";
-}
-
-std::string command_figure_cell(const nlohmann::json& c, const nlohmann::json& record) {
-  if (!command_metric(c)) return "";
+// A user's command: each sample's figure as the command printed it
+// ("value"; the seconds of a launch's run time).
+std::string command_figure_cell(const nlohmann::json& record) {
   for (const char* key : {"value", "seconds"})
     if (const auto v = record.find(key); v != record.end() && v->is_number() && std::isfinite(v->get<double>()))
       return fmt::format("{:.12g}", v->get<double>());
   return "";
+}
+
+// The case's columns (workload, backend, device, batch, input) as the plan
+// records it; a case recorded without its spec gives its workload alone.
+std::vector<std::string> case_cells(const PlannedCase* c) {
+  if (!c) return {"", "", "", "", ""};
+  if (!c->spec_complete) return {c->workload, "", "", "", ""};
+  const CaseSpec& s = c->spec;
+  return {s.workload, s.backend, s.device, std::to_string(s.batch), s.input};
 }
 
 }  // namespace
@@ -90,26 +85,25 @@ void write_samples_csv(std::ostream& out, const Manifest& manifest, const std::v
   out << "\n";
 
   const std::string& run_id = manifest.run_id;
-  std::map<std::string, const nlohmann::json*> cases;
-  const auto plan_cases = manifest.plan.find("cases");
-  if (plan_cases != manifest.plan.end() && plan_cases->is_array())
-    for (const auto& c : *plan_cases)
-      if (c.is_object() && c.contains("id") && c.at("id").is_string()) cases.emplace(c.at("id").get<std::string>(), &c);
-  static const nlohmann::json kNoCase = nlohmann::json::object();
+  std::map<std::string, const PlannedCase*> cases;
+  if (manifest.plan)
+    for (const auto& c : manifest.plan->cases) cases.emplace(c.id, &c);
 
   for (const auto& r : records) {
     if (!r.is_object() || r.value("type", "") != "sample") continue;
     const std::string case_id = cell(r, "case");
     const auto found = cases.find(case_id);
-    const nlohmann::json& c = found == cases.end() ? kNoCase : *found->second;
-    const MicroWorkloadInfo* micro = find_micro_workload(cell(c, "workload"));
+    const PlannedCase* c = found == cases.end() ? nullptr : found->second;
+    const auto case_columns = case_cells(c);
+    const MicroWorkloadInfo* micro = find_micro_workload(case_columns[0]);
+    const bool command = c && c->spec_complete && c->spec.is_command();
     const std::string fields[] = {run_id,
                                   case_id,
-                                  cell(c, "workload"),
-                                  cell(c, "backend"),
-                                  cell(c, "device"),
-                                  cell(c, "batch"),
-                                  cell(c, "input"),
+                                  case_columns[0],
+                                  case_columns[1],
+                                  case_columns[2],
+                                  case_columns[3],
+                                  case_columns[4],
                                   cell(r, "env"),
                                   cell(r, "round"),
                                   cell(r, "phase"),
@@ -118,8 +112,9 @@ void write_samples_csv(std::ostream& out, const Manifest& manifest, const std::v
                                   cell(r, "loss"),
                                   cell(r, "read_seconds"),
                                   micro ? cell(r, "work") : "",
-                                  micro ? micro->unit(c.value("variant", std::string())) : command_unit(c),
-                                  micro ? figure_cell(micro, r) : command_figure_cell(c, r)};
+                                  micro ? micro->unit(c && c->spec_complete ? c->spec.variant : "")
+                                        : command ? c->spec.command.metric.unit : "",
+                                  micro ? figure_cell(micro, r) : command ? command_figure_cell(r) : ""};
     for (std::size_t i = 0; i < std::size(fields); ++i) out << (i ? "," : "") << csv_field(fields[i]);
     out << "\n";
   }

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "core/manifest.h"
+#include "model/manifest.h"
 
 namespace dlcbench {
 

@@ -322,9 +322,7 @@ std::string status_warning(const Manifest& manifest) {
 std::vector<std::string> preflight_lines(const Manifest& manifest) {
   std::vector<std::string> lines;
   if (!manifest.preflight) return lines;
-  const auto recorded = manifest.plan.find("baseline");
-  const std::string baseline =
-      recorded != manifest.plan.end() && recorded->is_string() ? recorded->get<std::string>() : "baseline";
+  const std::string baseline = manifest.plan ? manifest.plan->baseline : "baseline";
   for (const auto& [env, list] : *manifest.preflight)
     for (const auto& m : list) {
       const char* how = m.requested        ? "asked for"

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "analysis/analysis.h"
-#include "core/manifest.h"
+#include "model/manifest.h"
 
 namespace dlcbench {
 

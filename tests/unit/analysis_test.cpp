@@ -182,13 +182,13 @@ TEST(Analysis, ALimitTheUserAskedForIsShownNotAStop) {
               HasSubstr("cgroup/cpu_quota: host has none, docker:cpus=1 has 1.0 (asked for)"));
 }
 
-TEST(Analysis, AManifestWithoutRequestedFieldsAsksForNothing) {
-  // An older manifest has no plan.requested_fields: read as it is, nothing
-  // is asked for; `report` and `run` fill them in from the labels
-  // (orchestrator/plan.h: read_plan_of_run, tested in plan_test).
+TEST(Analysis, AManifestWithoutRequestedFieldsGetsThemFromItsLabels) {
+  // An older manifest has no plan.requested_fields: its reader
+  // (model/recorded_plan.h) derives them from the labels, so the quota that
+  // cpus=1 asked for is compared, as in a manifest that records it.
   auto r = two_envs("docker:cpus=1", "/cgroup/cpu_quota", nullptr, 1.0);
   const Analysis a = analyze(manifest_with({"host", "docker:cpus=1"}), r);
-  EXPECT_FALSE(a.cases[0].overheads.at(0).compared);
+  EXPECT_TRUE(a.cases[0].overheads.at(0).compared);
 }
 
 TEST(AnalysisPasses, SummarizeEnvironmentsNotesMicroBenchmarksOfDifferentWork) {

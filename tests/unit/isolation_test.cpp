@@ -259,7 +259,8 @@ TEST(IsolationComparability, OlderFingerprintsWithoutIsolationCompareAsBefore) {
 
 TEST(IsolationReport, PreflightLinesNameAPossibleCause) {
   Manifest manifest;
-  manifest.plan = {{"baseline", "host"}};
+  manifest.plan = RecordedPlan{};
+  manifest.plan->baseline = "host";
   manifest.preflight = PreflightFindings{
       {"docker",
        {Mismatch{"isolation/shm_bytes", "8589934592", "67108864", false, false, "shm=1g", true},

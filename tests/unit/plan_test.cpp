@@ -315,7 +315,7 @@ TEST(Plan, TheManifestRecordsWhatEachEnvironmentsOptionsChange) {
   // A manifest written before the plan recorded them gets them from its labels.
   nlohmann::json older = {{"plan", j}};
   older["plan"].erase("requested_fields");
-  const ManifestPlan read = read_plan_of_run(older);
+  const RecordedPlan read = read_recorded_plan(older["plan"]);
   EXPECT_EQ(read.requested_fields.at("docker:cpus=1"), std::vector<std::string>{"/cgroup/cpu_quota"});
 }
 

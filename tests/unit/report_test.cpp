@@ -136,19 +136,28 @@ json manifest(const std::string& status = "completed", std::vector<std::string> 
                    {"backend", "torch"},
                    {"device", "cpu"},
                    {"batch", 64},
-                   {"input", "memory"}});
+                   {"input", "memory"},
+                   {"warmup", 5},
+                   {"iters", 20},
+                   {"threads", 1}});
   cases.push_back({{"id", kAlex},
                    {"workload", "alexnet"},
                    {"backend", "torch"},
                    {"device", "cpu"},
                    {"batch", 64},
-                   {"input", "disk"}});
+                   {"input", "disk"},
+                   {"warmup", 5},
+                   {"iters", 20},
+                   {"threads", 1}});
   cases.push_back({{"id", "startup"},
                    {"workload", "startup"},
                    {"backend", "none"},
                    {"device", "cpu"},
                    {"batch", 0},
-                   {"input", "memory"}});
+                   {"input", "memory"},
+                   {"warmup", 5},
+                   {"iters", 20},
+                   {"threads", 1}});
   return {{"schema_version", 1},
           {"run_id", "20261130-121703-07e3"},
           {"status", status},
@@ -1029,9 +1038,9 @@ TEST(MicroReport, HtmlHasTheMicroTablesAndChartsInTheUnit) {
 TEST(MicroReport, CsvCarriesTheFigureOfEverySample) {
   json m = manifest();
   m["plan"]["cases"].push_back({{"id", kGemm}, {"workload", "gemm"}, {"backend", "none"}, {"device", "cpu"},
-                                {"batch", 0}, {"input", "memory"}});
+                                {"batch", 0}, {"input", "memory"}, {"warmup", 1}, {"iters", 5}, {"threads", 1}});
   m["plan"]["cases"].push_back({{"id", kIoLat}, {"workload", "io-lat"}, {"backend", "none"}, {"device", "cpu"},
-                                {"batch", 0}, {"input", "memory"}});
+                                {"batch", 0}, {"input", "memory"}, {"warmup", 1}, {"iters", 5}, {"threads", 1}});
   std::ostringstream out;
   write_samples_csv(out, m,
                     {{{"type", "sample"}, {"case", kGemm}, {"env", "host"}, {"round", 1}, {"phase", "measured"},

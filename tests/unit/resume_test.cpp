@@ -98,6 +98,10 @@ TEST(Resume, AnUntilCvRunResumesUpToTheRoundsItReached) {
   EXPECT_EQ(recorded_rounds(plan, records), 6);
 }
 
+// As `run --resume` reads a plan: the manifest's one reader, then the
+// checks that it can be measured further.
+Plan plan_from(const json& recorded) { return plan_to_resume(read_recorded_plan(recorded)); }
+
 TEST(Resume, ThePlanReadsBackFromTheManifestAsWritten) {
   Plan plan = two_env_plan(3);
   plan.environments.push_back(parse_environment_request("docker:cpus=1,memory=4g"));
@@ -108,7 +112,7 @@ TEST(Resume, ThePlanReadsBackFromTheManifestAsWritten) {
   plan.baseline = "host#2";
   plan.allow_mismatch = true;
   const json written = plan;
-  const Plan read = plan_from_json(written);
+  const Plan read = plan_from(written);
   EXPECT_EQ(json(read), written);
   EXPECT_EQ(read.environments[2].options.at("cpus"), "1");
   EXPECT_EQ(read.environments[1].text, "host#2");
@@ -120,7 +124,7 @@ TEST(Resume, APlanThisVersionReadsDifferentlyIsRefused) {
   EXPECT_THROW(
       {
         try {
-          plan_from_json(written);
+          plan_from(written);
         } catch (const std::runtime_error& e) {
           EXPECT_THAT(e.what(), HasSubstr("fcn5/torch/cpu/b999"));
           throw;
@@ -129,17 +133,17 @@ TEST(Resume, APlanThisVersionReadsDifferentlyIsRefused) {
       std::runtime_error);
   json no_runs = two_env_plan();
   no_runs.erase("runs");
-  EXPECT_THROW(plan_from_json(no_runs), std::runtime_error);
+  EXPECT_THROW(plan_from(no_runs), std::runtime_error);
   json bad_env = two_env_plan();
   bad_env["environments"][0] = "vmware";
-  EXPECT_THROW(plan_from_json(bad_env), std::runtime_error);
+  EXPECT_THROW(plan_from(bad_env), std::runtime_error);
   // Numbers a hand edit can leave: each refused, none converted unchecked.
   for (const auto& [key, value] : std::vector<std::pair<std::string, json>>{
            {"runs", 3.5}, {"runs", 1e300}, {"runs", -2}, {"max_runs", "9"}, {"seed", -1.5},
            {"case_timeout_seconds", -1}, {"case_timeout_seconds", 0}, {"case_timeout_seconds", 1e300}}) {
     json edited = two_env_plan();
     edited[key] = value;
-    EXPECT_THROW(plan_from_json(edited), std::runtime_error) << key << " = " << value.dump();
+    EXPECT_THROW(plan_from(edited), std::runtime_error) << key << " = " << value.dump();
   }
 }
 

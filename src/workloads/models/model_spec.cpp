@@ -134,4 +134,13 @@ std::int64_t ModelSpec::outputs() const {
                     architecture);
 }
 
+DataNeed ModelSpec::data_need() const {
+  const auto* lstm = std::get_if<LstmSpec>(&architecture);
+  return {.workload = name,
+          .dataset = dataset,
+          .example_shape = input_shape(),
+          .outputs = outputs(),
+          .sequence = lstm ? lstm->sequence : 0};
+}
+
 }  // namespace dlcbench::models

@@ -8,6 +8,8 @@
 #include <variant>
 #include <vector>
 
+#include "core/data_need.h"
+
 namespace dlcbench::models {
 
 enum class Activation { kSigmoid, kRelu };
@@ -115,6 +117,8 @@ struct ModelSpec {
   std::vector<Layer> layers() const;
   // Shape of one example as the back ends consume it, e.g. {784} or {3,32,32}.
   std::vector<std::int64_t> input_shape() const;
+  // What the data loaders need to know of it (core/data_need.h).
+  DataNeed data_need() const;
   // Classes of a classifier, or the vocabulary of a language model.
   std::int64_t outputs() const;
   int default_batch(const std::string& device) const {

@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/mismatch.h"
+#include "model/recorded_plan.h"
 
 namespace dlcbench {
 
@@ -86,9 +87,8 @@ struct Manifest {
   std::string run_id;
   std::vector<std::string> command_line;
   std::string dlcbench_version;
-  // The plan as orchestrator/plan.h writes it (to_json(Plan)); read back by
-  // plan_from_json (resume) and read_manifest_plan (analysis).
-  nlohmann::json plan = nlohmann::json::object();
+  // The plan (model/recorded_plan.h); unset in a manifest that records none.
+  std::optional<RecordedPlan> plan;
   // Per round, the environments' places in the plan in the order launched.
   std::vector<std::vector<std::size_t>> round_orders;
   std::map<std::string, std::string> worker_env;  // the variables every worker got

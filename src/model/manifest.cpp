@@ -1,4 +1,4 @@
-#include "core/manifest.h"
+#include "model/manifest.h"
 
 #include <array>
 #include <utility>
@@ -184,7 +184,7 @@ void to_json(json& j, const Manifest& m) {
        {"run_id", m.run_id},
        {"command_line", m.command_line},
        {"dlcbench_version", m.dlcbench_version},
-       {"plan", m.plan},
+       {"plan", m.plan ? json(*m.plan) : json::object()},
        {"round_orders", m.round_orders},
        {"worker_env", m.worker_env},
        {"orchestrator", m.orchestrator},
@@ -228,7 +228,7 @@ void from_json(const json& j, Manifest& m) {
   m.run_id = string_field(j, "run_id", "", in);
   m.command_line = strings_field(j, "command_line", in);
   m.dlcbench_version = string_field(j, "dlcbench_version", "", in);
-  if (const json* plan = object_field(j, "plan", in)) m.plan = *plan;
+  if (const json* plan = object_field(j, "plan", in); plan && !plan->empty()) m.plan = read_recorded_plan(*plan);
   if (const json* orchestrator = object_field(j, "orchestrator", in)) m.orchestrator = *orchestrator;
   m.started_at = string_field(j, "started_at", "", in);
   m.ended_at = string_field(j, "ended_at", "", in);
