@@ -79,11 +79,13 @@ scripts/build.sh -DDLCBENCH_WERROR=ON "-DCMAKE_CXX_FLAGS_RELEASE=-Og -DNDEBUG"
 
 stage "unit tests"
 # The layering of src/ and the architecture page first (tests/check_layers.py,
-# tests/check_architecture_doc.py, a second), then each
+# tests/check_architecture_doc.py, the docs and their commands:
+# tests/check_docs.py, a few seconds), then each
 # binary in one process: the framework-free tests start in
 # milliseconds, the back ends' load LibTorch once.
 python3 tests/check_layers.py
 python3 tests/check_architecture_doc.py
+python3 tests/check_docs.py --dlcbench build/dlcbench
 build/tests/unit_tests --gtest_brief=1
 build/tests/backend_unit_tests --gtest_brief=1
 build/tests/gpu_unit_tests --gtest_brief=1

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <new>
@@ -35,6 +36,13 @@ void keep_standard_descriptors_open() {
   }
 }
 
+// DLCBENCH_PARSE_ONLY=1: the options are parsed and checked as given, and
+// no command runs, so the tests can hold every command line the docs show
+// to the parser (tests/check_docs.py --dlcbench). The main program's
+// parse-complete callback runs after every option is parsed and validated
+// and before any command's callback; this ends the parse there.
+struct ParsedOnly {};
+
 }  // namespace
 
 void set_invocation(int argc, char** argv) { g_invocation.assign(argv, argv + argc); }
@@ -59,8 +67,12 @@ int run_program(CLI::App& app, int argc, char** argv, int& exit_code) {
       return kExitUsage;
     }
   }
+  if (const char* parse_only = std::getenv("DLCBENCH_PARSE_ONLY"); parse_only && *parse_only == '1')
+    app.parse_complete_callback([] { throw ParsedOnly{}; });
   try {
     app.parse(argc, argv);
+  } catch (const ParsedOnly&) {
+    return kExitOk;
   } catch (const CLI::ParseError& e) {
     // CLI11's own codes (104, 106, ...) would contradict "2 = bad input";
     // --help and --version are the parse "errors" that succeed.
