@@ -153,6 +153,25 @@ def argument_vector(line):
     return argv
 
 
+def example_problems(rows):
+    """The example output is the answer a run prints, as scripts/readme-example.sh
+    writes it: a case's table (environment, figure, overhead, verdict), its
+    details line, every line within the answer's 100 columns, 30 lines at most."""
+    problems = []
+    lines = [line for _, line in rows]
+    if len(lines) > 31:  # the report's "run ID (status)" line and the answer's 30
+        problems.append(f"README.md: the example output has {len(lines)} lines, more than the answer's 30")
+    for number, line in rows:
+        if len(line) > 100:
+            problems.append(f"README.md:{number}: the example output's line is {len(line)} columns, more than 100")
+    if not any(re.match(r"^  environment  .*overhead .*verdict$", line) for line in lines):
+        problems.append("README.md: the example output has no answer table (environment ... overhead ... verdict): "
+                        "write it with scripts/readme-example.sh results/<run-id>")
+    if not any(line.startswith("details: dlcbench report ") for line in lines):
+        problems.append("README.md: the example output has no details line: write it with scripts/readme-example.sh")
+    return problems
+
+
 def parse_problem(binary, vector):
     """Why `binary` does not parse the command's words, or None."""
     env = dict(os.environ, DLCBENCH_PARSE_ONLY="1")
@@ -245,6 +264,9 @@ def main(argv):
         problems.append(f"README.md: want one '{EXAMPLE_BEGIN}' line and after it one '{EXAMPLE_END}' line")
     elif not any(FENCE.match(line) for n, line, _ in parsed[readme] if begins[0] < n < ends[0]):
         problems.append("README.md: no fenced block between the example-output markers")
+    else:
+        problems += example_problems([(n, line) for n, line, fenced in parsed[readme]
+                                      if fenced and begins[0] < n < ends[0] and not FENCE.match(line)])
 
     if binary:
         for vector in vectors:

@@ -262,7 +262,14 @@ int affinity_cpus(const EnvironmentStats& es) {
 }  // namespace
 
 FigureTerms figure_terms(const CaseAnalysis& c) {
-  return {c.figure_is_rate, c.figure_unit.empty() ? c.unit : c.figure_unit};
+  const std::string unit = c.figure_unit.empty() ? c.unit : c.figure_unit;
+  // A time per sample names its sample ("s/batch", "s/step"); other figures
+  // are over seconds per operation.
+  const std::string per = c.startup                ? "start"
+                          : unit.starts_with("s/") ? unit.substr(2)
+                          : c.micro                ? "operation"
+                                                   : "sample";
+  return {.rate = c.figure_is_rate, .unit = unit, .per = per, .time_added = c.startup};
 }
 
 void compare_with_baseline(CaseAnalysis& ca, Analysis& a, const RequestedFields& requested_fields) {

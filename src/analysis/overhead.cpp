@@ -180,6 +180,23 @@ Headline headline_of(const RobustRatio& robust, const RatioEstimate& mean, const
   return h;
 }
 
+const char* headline_form_name(Headline::Form form) {
+  return form == Headline::Form::time_added ? "time_added" : "change";
+}
+
+std::string added_time_words(const Overhead& o) { return added_time_words(o, o.headline.terms.per); }
+
+std::string headline_short_words(const Overhead& o) {
+  const Headline& h = o.headline;
+  if (h.form == Headline::Form::time_added) {
+    const DifferenceEstimate& d = o.added;
+    if (!std::isfinite(d.ci95_low)) return fmt::format("{:+.1f} ms (no 95% CI)", 1e3 * d.difference);
+    return fmt::format("{:+.1f} ms ({:+.1f} .. {:+.1f})", 1e3 * d.difference, 1e3 * d.ci95_low, 1e3 * d.ci95_high);
+  }
+  if (!h.bounded()) return fmt::format("{:+.1f}% (no 95% CI)", 100 * h.change());
+  return fmt::format("{:+.1f}% ({:+.1f} .. {:+.1f})", 100 * h.change(), 100 * h.change_low(), 100 * h.change_high());
+}
+
 std::string added_time_words(const Overhead& o, const std::string& per) {
   const DifferenceEstimate& d = o.added;
   const std::string interval = std::isfinite(d.ci95_low)
@@ -191,6 +208,10 @@ std::string added_time_words(const Overhead& o, const std::string& per) {
 void conclude(Overhead& o, ComparisonWording wording) {
   o.verdict = judge(o.robust, o.estimate, o.margin);
   o.headline = headline_of(o.robust, o.estimate, o.terms);
+  const double r = o.headline.time_ratio;
+  const bool near_zero_baseline = std::isfinite(r) && r > 0 && (r > kTimeAddedRatio || r < 1 / kTimeAddedRatio);
+  if (!o.terms.rate && std::isfinite(o.added.difference) && (o.terms.time_added || near_zero_baseline))
+    o.headline.form = Headline::Form::time_added;
   // A difference is claimed where both intervals exclude 1: the wider one
   // sets what the run can find.
   const double mean_half_width = o.estimate.interval == RatioInterval::bounded
@@ -214,6 +235,7 @@ Overhead compare_figures(const std::string& env, RunFigures subject, RunFigures 
   o.robust = robust_ratio(subject, baseline);
   o.estimate = ratio_of_means(subject.values, baseline.values);
   o.added = difference_of_means(subject.values, baseline.values);
+  o.baseline_mean = mean(baseline.values);
   o.rank_test = mann_whitney_u(subject.values, baseline.values);
   o.runs_compared = std::min(subject.values.size(), baseline.values.size());
   // Six pairs (or four runs a side) give the first robust interval.
@@ -228,7 +250,67 @@ Overhead compare_figures(const std::string& env, RunFigures subject, RunFigures 
   return o;
 }
 
+namespace {
+
+// "+283.1 ms per start", the time a sample adds.
+std::string ms_per(double seconds, const std::string& per) { return fmt::format("{:+.1f} ms per {}", 1e3 * seconds, per); }
+
+// The verdict said in time added (Headline::Form::time_added): never a share
+// or a ratio of a near-zero baseline.
+std::string time_added_short_verdict(const Overhead& o, ComparisonWording wording) {
+  const std::string& per = o.headline.terms.per;
+  const std::string what = wording == ComparisonWording::overhead ? "time added" : "difference";
+  switch (o.verdict) {
+    case Verdict::too_few_runs:
+      return fmt::format("cannot tell yet: {}; give --runs {}", counted(o.runs_compared, "run", "runs"), o.runs_needed);
+    case Verdict::slower:
+      return "slower: " + ms_per(o.added.difference, per);
+    case Verdict::faster:
+      return "faster: " + ms_per(o.added.difference, per);
+    case Verdict::equivalent:
+      return fmt::format("no {} above {:.2f} ms per {}", what, 1e3 * o.margin * o.baseline_mean, per);
+    case Verdict::inconclusive:
+      break;
+  }
+  if (!std::isfinite(o.added.ci95_high)) return "none measurable, none ruled out";
+  return fmt::format("none measurable, up to {:+.1f} ms not ruled out", 1e3 * o.added.ci95_high);
+}
+
+std::string time_added_verdict(const Overhead& o, ComparisonWording wording) {
+  const std::string interval =
+      std::isfinite(o.added.ci95_low)
+          ? fmt::format("95% CI {:+.1f} .. {:+.1f} ms, Welch", 1e3 * o.added.ci95_low, 1e3 * o.added.ci95_high)
+          : std::string("no 95% CI");
+  const double p = o.estimate.test.p_value;
+  const std::string tested = std::isfinite(p) ? fmt::format("{}; p = {:.2g}", interval, p) : interval;
+  const std::string& per = o.headline.terms.per;
+  switch (o.verdict) {
+    case Verdict::too_few_runs:
+      return fmt::format("cannot tell yet: {} from {} ({}; give --runs {} or more)", ms_per(o.added.difference, per),
+                         counted(o.runs_compared, "run", "runs"), tested, o.runs_needed);
+    case Verdict::slower:
+    case Verdict::faster:
+      if (!o.robust.bounded())
+        return fmt::format("{} ({}; too few rounds for the robust interval: the verdict rests on the means' interval, which "
+                           "assumes normally spread runs; give --runs {} or more)",
+                           time_added_short_verdict(o, wording), tested, o.runs_needed);
+      return fmt::format("{} ({})", time_added_short_verdict(o, wording), tested);
+    case Verdict::equivalent:
+      return fmt::format("{} (equivalence at 95%; {}: {})", time_added_short_verdict(o, wording),
+                         ms_per(o.added.difference, per), tested);
+    case Verdict::inconclusive:
+      break;
+  }
+  return fmt::format("no measurable time added: {} ({}){}", ms_per(o.added.difference, per), tested,
+                     std::isfinite(o.added.ci95_high)
+                         ? fmt::format(", but this run cannot rule out up to {}", ms_per(o.added.ci95_high, per))
+                         : fmt::format(", but this run cannot bound it (give --runs {} or more)", o.runs_needed));
+}
+
+}  // namespace
+
 std::string short_verdict_words(const Overhead& o, ComparisonWording wording) {
+  if (o.headline.form == Headline::Form::time_added) return time_added_short_verdict(o, wording);
   const std::string what = wording == ComparisonWording::overhead ? "overhead" : "difference";
   const FigureTerms& t = o.headline.terms;
   switch (o.verdict) {
@@ -251,6 +333,7 @@ std::string short_verdict_words(const Overhead& o, ComparisonWording wording) {
 }
 
 std::string verdict_words(const Overhead& o, ComparisonWording wording) {
+  if (o.headline.form == Headline::Form::time_added) return time_added_verdict(o, wording);
   const std::string what = wording == ComparisonWording::overhead ? "overhead" : "difference";
   const std::string reference = wording == ComparisonWording::overhead ? "the baseline's" : "A's";
   const FigureTerms& t = o.headline.terms;

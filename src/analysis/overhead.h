@@ -72,6 +72,11 @@ enum class ComparisonWording { overhead, difference };
 struct FigureTerms {
   bool rate = false;
   std::string unit;  // "s/batch", "events/s"; "" where the words need none
+  // What one sample is: "batch", "start", "operation", "launch".
+  std::string per = "operation";
+  // Said as the time each sample adds ("+283.1 ms per start"), never as a
+  // share: start-up, whose baseline is a fraction of a millisecond.
+  bool time_added = false;
 };
 
 // The one figure a comparison is reported by, chosen once here and written
@@ -80,6 +85,11 @@ struct FigureTerms {
 // change of the case's own figure. The sign is the figure's: + is more of
 // it (for a time, slower; for a rate, more per second).
 struct Headline {
+  // How every format says it: the change of the figure as a share ("+3.1%"),
+  // or the time a sample adds ("+283.1 ms per start") where the baseline is
+  // near zero and a share or ratio would be noise (start-up: "+47586%").
+  enum class Form { change, time_added };
+  Form form = Form::change;
   enum class Basis {
     robust,  // Hodges-Lehmann, the verdict's estimate
     means,   // the robust interval could not be bounded (too few rounds): the means' ratio and Fieller's interval
@@ -96,6 +106,11 @@ struct Headline {
   double change_high() const;
 };
 const char* headline_basis_name(Headline::Basis basis);  // "robust", "means", "none"
+const char* headline_form_name(Headline::Form form);     // "change", "time_added"
+// A time figure whose ratio to the baseline is beyond this (either way) is
+// said as the time added: at 10x a share reads "+900%", which says less than
+// the milliseconds.
+inline constexpr double kTimeAddedRatio = 10;
 // A time ratio as the change of the figure: r - 1, or 1/r - 1 for a rate.
 double figure_change(double time_ratio, const FigureTerms& terms);
 
@@ -132,6 +147,7 @@ struct Overhead {
   // env mean - baseline mean with Welch's interval: start-up reads best as
   // the milliseconds each start adds.
   DifferenceEstimate added;
+  double baseline_mean = 0;  // of the baseline's run values: the equivalence margin in time
   MannWhitneyTest rank_test;  // of the run values: robust to outliers and skew
   Verdict verdict = Verdict::too_few_runs;
   // Where the interval is missing or unbounded: the runs that would bound it.
@@ -162,6 +178,10 @@ std::string short_verdict_words(const Overhead& o, ComparisonWording wording);
 // The time each sample adds against the baseline, in milliseconds:
 // "+283.1 ms per start (95% CI +270.4 .. +295.8 ms)".
 std::string added_time_words(const Overhead& o, const std::string& per);
+std::string added_time_words(const Overhead& o);  // per the figure's sample
+// The headline in its form, short: "+3.1% (95% CI +1.2 .. +5.0)",
+// "+283.1 ms (95% CI +270.4 .. +295.8)"; "+3.1% (no 95% CI)".
+std::string headline_short_words(const Overhead& o);
 // "95% CI -1.2% .. +0.8%", "95% CI unbounded", "95% CI includes ratios <= 0
 // .. +203.4%", "no 95% CI": never a bound no ratio of times can have.
 std::string ratio_interval_words(const RatioEstimate& r, const FigureTerms& terms = {});

@@ -30,11 +30,12 @@ namespace fs = std::filesystem;
 namespace dlcbench::cli {
 namespace {
 
-std::string render(const LoadedRun& run, const std::string& format) {
+std::string render(const LoadedRun& run, const std::string& format, bool details, const std::string& dir) {
   if (format == "console")
     return fmt::format("run {} ({})\n", run.manifest.run_id.empty() ? "?" : run.manifest.run_id,
                        run_status_text(run.analysis.status)) +
-           render_console(run.analysis);
+           (details ? render_console(run.analysis)
+                    : render_answer(run.analysis, fmt::format("dlcbench report {} --details", dir)));
   if (format == "md") return render_markdown(run.analysis, run.manifest);
   if (format == "json") return analysis_json(run.analysis, run.manifest).dump(2) + "\n";
   if (format == "html") return render_html(run.analysis, run.manifest);
@@ -66,12 +67,17 @@ void add_report_command(CLI::App& app, int& exit_code) {
   auto dir = std::make_shared<std::string>();
   auto format = std::make_shared<std::string>("console");
   auto output = std::make_shared<std::string>();
+  auto details = std::make_shared<bool>(false);
   cmd->add_option("dir", *dir, "A results/<run-id> folder")->required()->check(not_empty("a results/<run-id> folder"));
   cmd->add_option("--format", *format,
                   "console, md (Markdown tables), csv (one row per sample), json (all statistics) or html (one "
                   "self-contained file with charts)")
       ->check(CLI::IsMember({"console", "md", "csv", "json", "html"}))
       ->capture_default_str();
+  cmd->add_flag("--details", *details,
+                "On the console, everything: each case's statistics, every comparison in full, the counters, "
+                "isolation differences, disturbed runs, summaries and notes (the default is the answer alone; "
+                "md, json and html always hold everything)");
   cmd->add_option("-o,--output", *output, "Write to this file instead of standard output (- for standard output)")
       ->check(not_empty("a file to write, or - for standard output"));
   cmd->callback([=, &exit_code] {
@@ -80,7 +86,7 @@ void add_report_command(CLI::App& app, int& exit_code) {
       const LoadedRun run = load_run(*dir);
       for (const auto& note : run.analysis.notes)
         if (*format != "console") std::cerr << "note: " << note << "\n";
-      write_output(render(run, *format), *output);
+      write_output(render(run, *format, *details, *dir), *output);
       int code = run.analysis.comparable ? kExitOk : kExitNotComparable;
       if (run.analysis.results_lost())
         std::cerr << fmt::format("warning: the manifest records {}, results.jsonl holds {}: the report covers "

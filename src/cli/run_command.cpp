@@ -126,7 +126,7 @@ int run_on_slurm(const RunOptions& o, const Plan& plan, const std::vector<std::s
 
 // The report, computed from the files exactly as `dlcbench report` does,
 // and the run's exit code.
-int report_run(const SessionEnd& end) {
+int report_run(const SessionEnd& end, bool verbose) {
   switch (end.stop) {
     case SessionEnd::Stop::not_prepared: return kExitFailure;
     case SessionEnd::Stop::not_comparable: return kExitNotComparable;
@@ -136,7 +136,8 @@ int report_run(const SessionEnd& end) {
   const fs::path& dir = end.dir;
   const auto content = read_results(dir / "results.jsonl");
   const Analysis analysis = analyze(read_manifest(dir / "manifest.json"), content.records);
-  std::cout << render_console(analysis);
+  std::cout << (verbose ? render_console(analysis)
+                        : render_answer(analysis, fmt::format("dlcbench report {} --details", dir.string())));
   std::cout << fmt::format("\nresults: {}\n", dir.string());
   if (end.interrupted) {
     std::cerr << "interrupted: the samples measured so far are in " << (dir / "results.jsonl").string()
@@ -160,14 +161,14 @@ int run(const RunOptions& o, const std::vector<std::string>& command_line) {
     return kExitOk;
   }
   if (request.on_slurm) return run_on_slurm(o, planned.plan, command_line);
-  return report_run(run_new_session(request, planned, g_interrupted));
+  return report_run(run_new_session(request, planned, g_interrupted), o.verbose);
 }
 
 int resume(const RunOptions& o, const CLI::App* cmd) {
   const ResumeRequest request = resume_request(o, cmd, invocation());
   if (is_cluster_run(request.dir))
     return resume_cluster(request.dir, fs::read_symlink("/proc/self/exe"), &g_interrupted);
-  return report_run(resume_run(request, g_interrupted));
+  return report_run(resume_run(request, g_interrupted), o.verbose);
 }
 
 }  // namespace

@@ -115,7 +115,7 @@ CommandSpec command_spec(const RunOptions& o) {
 // earlier ones did. Only these may be given with it.
 bool allowed_with_resume(const std::string& flag) {
   return flag == "--resume" || flag == "--keep-images" || flag == "--keep-going" || flag == "--help" ||
-         flag == "--take-turns" ||
+         flag == "--take-turns" || flag == "--verbose" ||
          flag == "--cgroup-parent";
 }
 
@@ -238,6 +238,9 @@ void add_control_options(CLI::App* cmd, RunOptions& o) {
   cmd->add_flag("--dry-run", o.dry_run,
                 "Check every option, the data and the BLAS kernel, print the plan and exit: nothing is launched or "
                 "written");
+  cmd->add_flag("--verbose", o.verbose,
+                "Print the full report at the end (every statistic, comparison, counter and note, as `dlcbench "
+                "report DIR --details`) instead of the answer alone");
   cmd->add_option("--resume", o.resume,
                   "Continue the run in this folder (results/<run-id>): measure only the launches it lacks, with its "
                   "recorded plan, and append to its files; give no other option but --keep-images")

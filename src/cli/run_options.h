@@ -47,6 +47,7 @@ struct RunOptions {
   int max_runs = 0;       // 0: by the targets given (set_repetition)
   std::string resume;    // a run folder to continue; empty: a new run
   bool dry_run = false;  // check and print the plan, launch nothing
+  bool verbose = false;  // the full report on the console, not the answer alone
   // `dlcbench explain ENV`: the environment explained and the features to
   // change one at a time (empty: every one that applies).
   std::string explain;

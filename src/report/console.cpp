@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "report/answer.h"
 #include "report/report_model.h"
 
 namespace dlcbench {
@@ -56,14 +57,15 @@ std::string console_comparisons(const CaseSection& s) {
 std::string console_summary(const SummarySection& s, const std::string& baseline) {
   if (!s.has_cases) return "";
   const std::string what =
-      s.kind == CaseKind::startup   ? fmt::format("s/start (mean of runs), and vs {} in percent", baseline)
+      s.kind == CaseKind::startup   ? fmt::format("s/start (mean of runs), and the time a start adds against {}",
+                                                  baseline)
       : s.kind == CaseKind::micro   ? fmt::format("micro-benchmarks in their units (mean of runs), and vs {} in percent",
                                                   baseline)
       : s.kind == CaseKind::command ? fmt::format("your commands in their units (mean of runs), and vs {} in percent",
                                                   baseline)
                                     : fmt::format("s/batch (mean of runs), and vs {} in percent", baseline);
-  return fmt::format("\nSummary: {}; * = significant (the verdict's 95% CI excludes 1). {}\n", what,
-                     kChangeConvention) +
+  return fmt::format("\nSummary: {}; * = significant (the verdict's 95% CI excludes 1).{}\n", what,
+                     s.kind == CaseKind::startup ? "" : std::string(" ") + kChangeConvention) +
          console_table(s.console);
 }
 
@@ -88,7 +90,106 @@ std::string console_ablation(const CaseSection& s) {
   return out + fmt::format("    => {}\n", s.ablation_outcome);
 }
 
+// A line cut to the answer's width, without trailing spaces; the details
+// keep it whole.
+std::string fitted(std::string line) {
+  if (line.size() > kAnswerWidth) line = line.substr(0, kAnswerWidth - 3) + "...";
+  line.erase(line.find_last_not_of(' ') + 1);
+  return line + "\n";
+}
+
+// The answer's table with its environments' labels shortened to what the
+// other columns leave of the width (a "!" mark kept), at least 12 columns.
+Table labels_within_width(Table t) {
+  std::size_t others = 2;  // the first column's indent
+  for (std::size_t i = 1; i < t.header.size(); ++i) {
+    std::size_t widest = t.header[i].size();
+    for (const auto& row : t.rows)
+      if (i < row.size()) widest = std::max(widest, row[i].text.size());
+    others += 2 + widest;
+  }
+  const std::size_t room = kAnswerWidth > others + 12 ? kAnswerWidth - others : 12;
+  for (auto& row : t.rows) {
+    std::string& label = row[0].text;
+    const bool marked = !label.empty() && label.back() == '!';
+    if (marked) label.pop_back();
+    label = short_label(label, room - (marked ? 1 : 0)) + (marked ? "!" : "");
+  }
+  return t;
+}
+
+// Text in lines of at most the answer's width, broken at spaces; the lines
+// after the first indented by `indent` spaces.
+std::string wrapped(const std::string& text, std::size_t indent) {
+  std::string out;
+  std::size_t start = std::min(text.find_first_not_of(' '), text.size());
+  std::string line = text.substr(0, start);  // the first line's own indent
+  while (start < text.size()) {
+    std::size_t end = text.find(' ', start);
+    if (end == std::string::npos) end = text.size();
+    const std::string word = text.substr(start, end - start);
+    const bool words_on_line = line.find_first_not_of(' ') != std::string::npos;
+    if (words_on_line && line.size() + 1 + word.size() > kAnswerWidth) {
+      out += fitted(line);
+      line = std::string(indent, ' ');
+    } else if (words_on_line) {
+      line += ' ';
+    }
+    line += word;
+    start = end + 1;
+  }
+  return line.empty() ? out : out + fitted(line);
+}
+
+// "a, b, c" with as many of `items` as fit `room` columns, then "and N more".
+std::string listed_within(const std::vector<std::string>& items, std::size_t room) {
+  std::string out;
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    const std::string rest = fmt::format(", and {} more", items.size() - i);
+    const std::string next = (i ? ", " : "") + items[i];
+    if (out.size() + next.size() + (i + 1 < items.size() ? rest.size() : 0) > room)
+      return out + (i ? rest : fmt::format("{} differences", items.size()));
+    out += next;
+  }
+  return out;
+}
+
+std::string console_answer_case(const AnswerCase& c) {
+  std::string out = fitted(fmt::format("{}  ({})", c.title, c.unit));
+  const std::string table = console_table(labels_within_width(c.table));
+  for (std::size_t start = 0; start < table.size();) {
+    const std::size_t end = table.find('\n', start);
+    out += fitted(table.substr(start, end - start));
+    start = end + 1;
+  }
+  for (const auto& why : c.why) out += wrapped("  why " + why, 6);
+  if (!c.ablation.empty()) out += wrapped("  explained: " + c.ablation, 6);
+  return out;
+}
+
 }  // namespace
+
+std::string render_answer(const Analysis& analysis, const std::string& details_command) {
+  const Answer answer = build_answer(analysis);
+  std::string out;
+  for (const auto& c : answer.cases) out += "\n" + console_answer_case(c);
+  if (!answer.noise_floor.empty()) {
+    out += fitted(fmt::format("\nnoise floor ({} against itself):", answer.baseline));
+    for (const auto& line : answer.noise_floor) out += fitted("  " + line);
+  }
+  out += "\n";
+  if (!answer.shared_differences.empty()) {
+    const std::string lead = fmt::format("every container differs from {} in ", answer.baseline);
+    out += fitted(lead + listed_within(answer.shared_differences, kAnswerWidth - lead.size()));
+  }
+  if (!answer.mismatch_allowed.empty())
+    out += fitted("! compared although settings differ that nobody asked for (--allow-mismatch)");
+  if (!answer.disturbed.empty())
+    out += fitted("runs disturbed from outside, set aside: " + listed_within(answer.disturbed, kAnswerWidth - 40));
+  for (const auto& note : answer.notes) out += wrapped("note: " + note, 6);
+  out += fitted(fmt::format("details: {}", details_command));
+  return out;
+}
 
 std::string render_console(const Analysis& analysis) {
   const Report report = build_report(analysis, nlohmann::json::object());

@@ -4,6 +4,7 @@
 // section (training, micro-benchmarks, container start-up).
 #pragma once
 
+#include <cstddef>
 #include <string>
 
 #include "analysis/analysis.h"
@@ -11,7 +12,16 @@
 
 namespace dlcbench {
 
+// Everything (`report --details`, `run --verbose`): per case its statistics,
+// each comparison in full, counters, ablation; the summaries; notes.
 std::string render_console(const Analysis& analysis);
+
+// The answer first (report/answer.h): per case a short table and the why
+// lines, then one line each for what every container shares, runs set
+// aside and where the details are (`details_command`, e.g. "dlcbench
+// report results/X --details"). No line is wider than kAnswerWidth.
+inline constexpr std::size_t kAnswerWidth = 100;
+std::string render_answer(const Analysis& analysis, const std::string& details_command);
 
 // One table in aligned columns, as the console report lays them out (for
 // the cluster report).

@@ -1,9 +1,11 @@
 #include "report/html.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <string>
 
+#include "report/answer.h"
 #include "report/figures.h"
 #include "report/report_model.h"
 
@@ -41,7 +43,8 @@ figure { margin: .5rem 0; }
 figcaption { font-size: 12px; color: #333333; max-width: 44rem; }
 svg.chart { max-width: 100%; height: auto; display: block; }
 svg.chart text { font-family: system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif; fill: #1a1a1a; }
-ul.comparisons li, ul.failures li, ul.notes li { margin: .2rem 0; }
+ul.comparisons li, ul.failures li, ul.notes li, ul.why li { margin: .2rem 0; }
+.answer-case h3 { display: inline-block; margin: 1rem .6rem .3rem 0; }
 p.caption, p.method { color: #333333; margin: .2rem 0 .5rem; }
 .chart-missing { font-style: italic; }
 footer { margin-top: 3rem; font-size: 12px; color: #444444; }
@@ -103,14 +106,48 @@ std::string status_class(const Manifest& manifest) {
 }
 
 
-// The title, the run's status and facts, and what the preflight found.
-std::string html_header(const Report& report, const std::string& status) {
-  std::string out = "<header id=\"run\">\n";
-  out += fmt::format("<h1>dlcbench report: run {}</h1>\n", html_escape(report.facts[0].second));
+// The title and the run's status: the first lines, above the answer.
+std::string html_title(const Report& report, const std::string& status) {
+  std::string out = fmt::format("<h1>dlcbench report: run {}</h1>\n", html_escape(report.facts[0].second));
   if (!report.status_warning.empty())
     out += fmt::format("<p class=\"warning status {}\" id=\"status-warning\" role=\"alert\">{}</p>\n", status,
                        html_escape(report.status_warning));
-  out += "<dl class=\"facts\">\n";
+  return out;
+}
+
+// The answer first (report/answer.h): per case its table and chart side by
+// side, the why lines; then what every container shares and runs set aside.
+std::string html_answer(const Answer& answer) {
+  std::string out = "<section id=\"answer\">\n";
+  for (std::size_t i = 0; i < answer.cases.size(); ++i) {
+    const AnswerCase& c = answer.cases[i];
+    out += fmt::format("<div class=\"answer-case\">\n<h3>{}</h3> <span class=\"caption\">{}</span>\n"
+                       "<div class=\"charts\">\n<div>\n",
+                       html_escape(c.title), html_escape(c.unit));
+    html_table(out, c.table, "answer", fmt::format("answer-{}", i + 1));
+    out += "</div>\n" + svg_answer_chart(c, fmt::format("answer-chart-{}", i + 1)) + "</div>\n";
+    if (!c.why.empty() || !c.ablation.empty()) {
+      out += "<ul class=\"why\">\n";
+      for (const auto& why : c.why) out += fmt::format("<li>why {}</li>\n", html_escape(why));
+      if (!c.ablation.empty()) out += fmt::format("<li>explained: {}</li>\n", html_escape(c.ablation));
+      out += "</ul>\n";
+    }
+    out += "</div>\n";
+  }
+  if (!answer.shared_differences.empty())
+    out += fmt::format("<p class=\"caption\">Every container differs from {} in {} (possible causes, below under "
+                       "Preflight differences).</p>\n",
+                       html_escape(answer.baseline), html_escape(fmt::format("{}", fmt::join(answer.shared_differences, ", "))));
+  if (!answer.disturbed.empty())
+    out += fmt::format("<p class=\"caption\">Runs disturbed from outside, set aside: {}.</p>\n",
+                       html_escape(fmt::format("{}", fmt::join(answer.disturbed, ", "))));
+  if (!answer.notes.empty()) out += "<p class=\"caption\">Notes on the run's files: below, under Notes.</p>\n";
+  return out + "</section>\n";
+}
+
+// The run's facts and what the preflight found.
+std::string html_header(const Report& report) {
+  std::string out = "<header id=\"run\">\n<dl class=\"facts\">\n";
   for (const auto& [key, value] : report.facts) {
     const std::string shown = key == "Command" ? "<code>" + html_escape(value) + "</code>" : html_escape(value);
     out += fmt::format("<dt>{}</dt><dd id=\"fact-{}\">{}</dd>\n", html_escape(key), html_escape(key), shown);
@@ -149,6 +186,9 @@ std::string html_overhead_charts(const Analysis& analysis) {
   std::string out = fmt::format("<section id=\"overhead\">\n<h2>Overhead against {}</h2>\n", html_escape(analysis.baseline));
   bool any_overhead = false;
   for (CaseKind kind : kCaseKinds) {
+    // Start-up is said in milliseconds added (the answer's chart above): a
+    // ratio of a near-zero start is noise.
+    if (kind == CaseKind::startup) continue;
     const std::string chart = svg_overhead_chart(analysis, kind, fmt::format("overhead-{}", kind_slug(kind)));
     if (chart.empty()) continue;
     any_overhead = true;
@@ -240,7 +280,9 @@ std::string html_case_details(const CaseSection& s, std::size_t index) {
 std::string render_html(const Analysis& analysis, const Manifest& manifest) {
   const Report report = build_report(analysis, manifest);
   std::string out = html_page_start("dlcbench report: run " + report.facts[0].second);
-  out += html_header(report, status_class(manifest));
+  out += html_title(report, status_class(manifest));
+  out += html_answer(build_answer(analysis));
+  out += html_header(report);
   out += html_summaries(report);
   out += html_overhead_charts(analysis);
   out += "<section id=\"cases\">\n<h2>Details</h2>\n";

@@ -150,6 +150,11 @@ nlohmann::json overhead_json(const Overhead& o) {
   // What every format reports the comparison by: the change of the case's
   // own figure (+ is more of it; a rate's fewer per second is -).
   j["headline"] = {{"basis", headline_basis_name(o.headline.basis)},
+                   // "time_added": every format says it as the time each
+                   // sample adds (added_seconds); the change and the ratio
+                   // of a near-zero baseline (start-up) stay secondary.
+                   {"form", headline_form_name(o.headline.form)},
+                   {"per", o.headline.terms.per},
                    {"unit", o.headline.terms.unit},
                    {"rate", o.headline.terms.rate},
                    {"time_ratio", number(o.headline.time_ratio)},

@@ -43,11 +43,18 @@ std::string command_line(const Manifest& manifest) {
 std::string comparison_headline(const CaseAnalysis& c, const Overhead& o, const std::string& baseline) {
   if (!o.compared)
     return fmt::format("{} vs {}: NOT COMPARED, the environments did not run like for like:", o.env, baseline);
+  const std::string mismatch = o.mismatch_allowed ? "  MISMATCH ALLOWED: not like for like (--allow-mismatch)" : "";
+  if (o.headline.form == Headline::Form::time_added)
+    return fmt::format("{} vs {}: {}  [difference of means, Welch CI; verdict: {}]{}", o.env, baseline,
+                       o.verdict_text,
+                       o.robust.paired ? fmt::format("Hodges-Lehmann over {} paired rounds", o.robust.pairs)
+                                       : std::string("Hodges-Lehmann, two samples"),
+                       mismatch);
   // The headline's, as every format shows it (of the means where too few rounds bound the robust one).
   const std::string ratio =
       std::isfinite(o.headline.time_ratio) ? fmt::format("{:.4f}", o.headline.time_ratio) : "n/a";
-  return fmt::format("{} vs {}: {}{} {}, {}  [{}{}; mean: Fieller CI, Welch p = {}]{}",
-                     o.env, baseline, c.startup ? added_time_words(o, "start") + ", " : "", ratio_label(c), ratio,
+  return fmt::format("{} vs {}: {} {}, {}  [{}{}; mean: Fieller CI, Welch p = {}]{}",
+                     o.env, baseline, ratio_label(c), ratio,
                      o.verdict_text,
                      o.robust.paired ? fmt::format("Hodges-Lehmann over {} paired rounds, signed-rank CI", o.robust.pairs)
                                      : std::string("Hodges-Lehmann, Mann-Whitney CI"),
@@ -55,7 +62,7 @@ std::string comparison_headline(const CaseAnalysis& c, const Overhead& o, const 
                                                                    "{:.1f}%", 100 * o.min_detectable)
                                                      : "",
                      std::isfinite(o.estimate.test.p_value) ? fmt::format("{:.2g}", o.estimate.test.p_value) : "n/a",
-                     o.mismatch_allowed ? "  MISMATCH ALLOWED: not like for like (--allow-mismatch)" : "");
+                     mismatch);
 }
 
 CaseSection case_section(const Analysis& analysis, const CaseAnalysis& c) {
@@ -141,7 +148,7 @@ std::string summary_caption(CaseKind kind) {
     case CaseKind::startup:
       return "Apart from training: a static program that exits at once, timed from the orchestrator; each run is "
              "the median of its starts. Each environment's start against the baseline's: the milliseconds it adds "
-             "per start, and the ratio.";
+             "per start, with Welch's 95% CI (the baseline's start is too short for a share of it to mean much).";
     case CaseKind::training:
       break;
   }

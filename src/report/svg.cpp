@@ -725,4 +725,71 @@ std::string svg_overhead_chart(const Analysis& analysis, CaseKind kind, const st
   return out;
 }
 
+namespace {
+
+// The domain of the answer's chart: no change, every value and every end of
+// an interval, widened to round ticks.
+Ticks answer_ticks(const std::vector<AnswerMark>& marks, double& lo, double& hi) {
+  lo = 0, hi = 0;
+  for (const auto& m : marks)
+    for (double v : {m.value, m.low, m.high})
+      if (std::isfinite(v)) lo = std::min(lo, v), hi = std::max(hi, v);
+  return linear_ticks(lo, hi, 5, true);
+}
+
+void draw_answer_mark(std::string& out, const AnswerMark& m, const std::string& unit, const Scale& x, double y,
+                      double left) {
+  out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\" dominant-baseline=\"middle\">{}</text>\n",
+                     px(left - 8), px(y), html_escape(shorten(m.env, 22)));
+  if (!std::isfinite(m.value)) return;
+  const std::string interval = std::isfinite(m.low) && std::isfinite(m.high)
+                                   ? fmt::format("95% CI {:+.1f} .. {:+.1f} {}", m.low, m.high, unit)
+                                   : "no 95% CI";
+  out += fmt::format("<g class=\"mark{}\" data-env=\"{}\"><title>{}: {:+.1f} {} ({}){}</title>",
+                     m.significant ? " significant" : "", html_escape(m.env), html_escape(m.env), m.value, unit,
+                     interval, m.significant ? ", significant" : "");
+  const double x0 = x(0), x1 = x(m.value);
+  out += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"12\" fill=\"{}\" stroke=\"{}\"/>",
+                     px(std::min(x0, x1)), px(y - 6), px(std::fabs(x1 - x0)), m.significant ? "#253494" : "#c6dbef",
+                     kInk);
+  if (std::isfinite(m.low) && std::isfinite(m.high)) {
+    out += fmt::format("<line x1=\"{0}\" y1=\"{2}\" x2=\"{1}\" y2=\"{2}\" stroke=\"{3}\" stroke-width=\"1.5\"/>",
+                       px(x(m.low)), px(x(m.high)), px(y), kInk);
+    for (double end : {m.low, m.high})
+      out += fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\" stroke=\"{3}\" stroke-width=\"1.5\"/>",
+                         px(x(end)), px(y - 5), px(y + 5), kInk);
+  }
+  out += "</g>\n";
+}
+
+}  // namespace
+
+std::string svg_answer_chart(const AnswerCase& c, const std::string& id) {
+  if (c.marks.empty()) return "";
+  const bool ms = c.form == Headline::Form::time_added;
+  const std::string unit = ms ? "ms" : "%";
+  constexpr double kWidth = 520, kLeft = 150, kRight = 20, kTop = 10, kRow = 24, kAxis = 40;
+  const double height = kTop + kRow * static_cast<double>(c.marks.size()) + kAxis;
+  double lo = 0, hi = 0;
+  const Ticks ticks = answer_ticks(c.marks, lo, hi);
+  const Scale x{lo, hi, kLeft, kWidth - kRight, false};
+  const double bottom = kTop + kRow * static_cast<double>(c.marks.size());
+  std::string out = svg_open("answer", id, kWidth, height,
+                             fmt::format("{}: overhead per environment, {} with its 95% CI", c.title,
+                                         ms ? "milliseconds added" : "percent"));
+  out += "<g class=\"axis x\">\n";
+  for (double v : ticks.values) {
+    out += fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\" stroke=\"{3}\"/>", px(x(v)), px(kTop),
+                       px(bottom), v == 0 ? kInk : kGrid);
+    out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}{}</text>\n", px(x(v)), px(bottom + 14),
+                       html_escape(ticks.label(v)), ms ? "" : "%");
+  }
+  out += fmt::format("<text class=\"axis-title\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n</g>\n",
+                     px((kLeft + kWidth - kRight) / 2), px(bottom + 32),
+                     ms ? "milliseconds added per start (95% CI)" : "change of the figure, % (95% CI)");
+  for (std::size_t i = 0; i < c.marks.size(); ++i)
+    draw_answer_mark(out, c.marks[i], unit, x, kTop + kRow * (static_cast<double>(i) + 0.5), kLeft);
+  return out + "</svg>\n";
+}
+
 }  // namespace dlcbench

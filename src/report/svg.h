@@ -11,6 +11,7 @@
 #include <string>
 
 #include "analysis/analysis.h"
+#include "report/answer.h"
 #include "report/report_model.h"
 
 namespace dlcbench {
@@ -21,6 +22,11 @@ std::string svg_box_plot(const CaseAnalysis& c, const std::string& id);
 // One row per case of the kind and non-baseline environment with an
 // overhead; "" when there is none.
 std::string svg_overhead_chart(const Analysis& analysis, CaseKind kind, const std::string& id);
+// The answer's chart of a case (report/answer.h): a bar per compared
+// environment from no change to its overhead, in percent or in milliseconds
+// added, with the 95% CI as a whisker; dark where significant. "" when no
+// environment was compared.
+std::string svg_answer_chart(const AnswerCase& c, const std::string& id);
 
 // Text for HTML (and inline SVG) content and attribute values: & < > " ' escaped.
 std::string html_escape(const std::string& text);

@@ -54,9 +54,13 @@ Cell verdict_cell(const Overhead& o) {
   return v;
 }
 
-// "+3.1%*" for the paper-style tables: the change, "*" where significant.
+// "+3.1%*" for the paper-style tables: the change, "*" where significant;
+// "+283.1 ms*" where the headline is the time added.
 std::string percent_mark(const Overhead& o) {
-  return fmt::format("{}{}", format_change(o.headline.change()), is_significant(o.verdict) ? "*" : "");
+  const std::string change = o.headline.form == Headline::Form::time_added
+                                 ? fmt::format("{:+.1f} ms", 1e3 * o.added.difference)
+                                 : format_change(o.headline.change());
+  return fmt::format("{}{}", change, is_significant(o.verdict) ? "*" : "");
 }
 
 // Environments of the cases of one kind, in the plan's order.
@@ -75,12 +79,10 @@ std::vector<std::string> environments_of(const Analysis& a, CaseKind kind) {
 std::vector<Cell> comparison_cells(const Analysis& analysis, const CaseAnalysis& c, const EnvironmentStats& e) {
   if (e.env == analysis.baseline) return {"baseline", ""};
   if (const Overhead* o = find_overhead(c, e.env)) {
-    std::vector<Phrase> phrases = overhead_phrases(*o);
-    if (c.startup && o->compared) {
-      phrases.front().separator = ", ";
-      phrases.insert(phrases.begin(), {"", added_time_words(*o, "start")});
-    }
-    return {phrases_cell(phrases), verdict_cell(*o)};
+    // A near-zero baseline (start-up) is said in time added alone: its share is noise.
+    if (o->headline.form == Headline::Form::time_added)
+      return {phrases_cell({{"", added_time_words(*o)}}), verdict_cell(*o)};
+    return {overhead_cell(*o), verdict_cell(*o)};
   }
   const EnvironmentStats* base = find_environment(c, analysis.baseline);
   if (!base || base->run_values.empty()) return {"n/a", fmt::format("no data for {}", analysis.baseline)};

@@ -372,7 +372,7 @@ TEST(Cli, AComparisonOfDifferentBinariesIsRefusedWithTheReason) {
     results << r.dump() << "\n";
   }
   results.close();
-  auto report = run_dlcbench({"report", run_dir.string()});
+  auto report = run_dlcbench({"report", run_dir.string(), "--details"});
   EXPECT_EQ(report.exit_code, 3);
   EXPECT_THAT(report.out, AllOf(HasSubstr("docker vs host: NOT COMPARED"), HasSubstr("binary_sha256"),
                                 HasSubstr(std::string(64, '0'))));

@@ -206,7 +206,7 @@ std::vector<OptionRow> option_table(const Fixture& f) {
   run_row("--cgroup-parent", {empty, "relative"}, "empty, not starting with /", "/dlcbench-node-x");
   for (const char* flag : {"--keep-images", "--keep-going", "--allow-mismatch", "--dry-run", "--pin-threads",
                            "--no-pin-threads", "--hold-samples", "--no-hold-samples", "--slurm", "--shared-folder",
-                           "--take-turns"}) {
+                           "--take-turns", "--verbose"}) {
     run_row(flag, {"maybe"}, "values other than true, false or a count", "");
     rows.back().flag = true;
     // CLI11 names a negated flag by its positive name ("--pin-threads = maybe").
@@ -277,6 +277,8 @@ std::vector<OptionRow> option_table(const Fixture& f) {
                   "--models"});
   rows.push_back({"dir", {"report"}, false, true, {empty, "/nonexistent-dlcbench-run", f.dir.path().string()},
                   "empty, folders that hold no run", f.run.string(), 0, "", "folder"});
+  rows.push_back({"--details", {"report", f.run.string()}, true, false, {"maybe"},
+                  "values other than true, false or a count", "", 0, "", "--details"});
   rows.push_back({"--format", {"report", f.run.string()}, false, false, {empty, "xml"},
                   "other than console, md, csv, json and html", "json", 0, "", "--format"});
   rows.push_back({"--output", {"report", f.run.string()}, false, false,

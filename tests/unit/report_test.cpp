@@ -64,7 +64,8 @@ void add_overheads(CaseAnalysis& c, const std::string& baseline) {
   if (!base || base->run_values.empty()) return;
   for (const auto& e : c.envs) {
     if (e.env == baseline || e.run_values.empty()) continue;
-    c.overheads.push_back(compare_figures(e.env, {e.run_values, {}}, {base->run_values, {}}, ComparisonWording::overhead));
+    c.overheads.push_back(compare_figures(e.env, {e.run_values, {}}, {base->run_values, {}}, ComparisonWording::overhead,
+                                          kDefaultEquivalenceMargin, figure_terms(c)));
   }
 }
 
@@ -560,34 +561,36 @@ TEST(AnalysisJson, HasEveryOverheadFieldAndMismatch) {
 
 // ---- HTML ----------------------------------------------------------------------
 
-TEST(HtmlReport, HasTheThreeKindsOfChart) {
+TEST(HtmlReport, HasTheAnswersChartsThenBarsBoxesAndOverheads) {
   const std::string html = render_html(two_cases_and_startup(), manifest());
   EXPECT_EQ(html.rfind("<!DOCTYPE html>", 0), 0u);
+  EXPECT_EQ(count(html, "class=\"chart answer\""), 3u);  // the answer's, one per case, first
+  EXPECT_LT(html.find("class=\"chart answer\""), html.find("class=\"chart bars\""));
   EXPECT_EQ(count(html, "class=\"chart bars\""), 3u);  // one per case
   EXPECT_EQ(count(html, "class=\"chart box\""), 3u);
-  EXPECT_EQ(count(html, "class=\"chart overhead\""), 1u);          // training
-  EXPECT_EQ(count(html, "class=\"chart overhead startup\""), 1u);  // start-up, apart
+  EXPECT_EQ(count(html, "class=\"chart overhead\""), 1u);  // training
+  // Start-up's overhead is its answer chart, in milliseconds added: no ratio chart.
+  EXPECT_EQ(count(html, "class=\"chart overhead startup\""), 0u);
+  EXPECT_THAT(svg_with_class(html, "chart answer", 2), HasSubstr("milliseconds added per start"));
   EXPECT_EQ(count(html, "<svg"), count(html, "</svg>"));
-  EXPECT_EQ(count(html, "<svg"), 8u);
+  EXPECT_EQ(count(html, "<svg"), 10u);
   EXPECT_EQ(count(html, "<html"), count(html, "</html>"));
   EXPECT_EQ(count(html, "<section"), count(html, "</section>"));
   EXPECT_EQ(count(html, "<table"), count(html, "</table>"));
   EXPECT_EQ(count(svg_with_class(html, "chart overhead"), "class=\"mark ratio\""), 2u);
-  EXPECT_EQ(count(svg_with_class(html, "chart overhead startup"), "class=\"mark ratio\""), 1u);
   EXPECT_THAT(svg_with_class(html, "chart bars", 2), HasSubstr("s/start"));
 }
 
 TEST(HtmlReport, AnOverheadCellWrapsBetweenItsFiguresNeverInsideOne) {
-  // The start-up row is the longest: time added, the verdict's ratio, the mean's.
+  // A training row: the verdict's change with its interval, then the mean's.
   const Analysis a = two_cases_and_startup();
-  const Table t = summary_table(a, CaseKind::startup);
+  const Table t = summary_table(a, CaseKind::training);
   const Cell* overhead = nullptr;
   for (const auto& row : t.rows)
     if (row.size() > 3 && row[3].text != "baseline") overhead = &row[3];
   ASSERT_NE(overhead, nullptr);
-  ASSERT_EQ(overhead->breaks.size(), 2u) << overhead->text;
-  EXPECT_EQ(overhead->text.substr(overhead->breaks[0] - 1, 2), ", ") << overhead->text;
-  EXPECT_EQ(overhead->text.substr(overhead->breaks[1] - 1, 6), "; mean") << overhead->text;
+  ASSERT_EQ(overhead->breaks.size(), 1u) << overhead->text;
+  EXPECT_EQ(overhead->text.substr(overhead->breaks[0] - 1, 6), "; mean") << overhead->text;
   const std::string html = render_html(a, manifest());
   const std::string first = overhead->text.substr(0, overhead->breaks[0]);
   EXPECT_THAT(html, HasSubstr("<td class=\"num phrases\"><span class=\"phrase\">" + html_escape(first) + "</span> "));
@@ -877,7 +880,8 @@ TEST(MicroReport, MarkdownHasAMicroBenchmarkSectionInTheFiguresUnits) {
   EXPECT_EQ(cells(rows[1])[0], kGemm);
   EXPECT_EQ(cells(rows[1])[2], gemm_cell(a.cases[1].envs[0].runs));
   EXPECT_EQ(cells(rows[2])[2], gemm_cell(a.cases[1].envs[1].runs));
-  EXPECT_THAT(cells(rows[2])[3], HasSubstr("+5.0% (95% CI "));  // docker takes 5% longer per operation
+  // docker takes 5% longer per operation: 4.8% fewer GFLOP/s, said in the figure's terms.
+  EXPECT_THAT(cells(rows[2])[3], HasSubstr("mean -4.8% (95% CI "));
   EXPECT_EQ(cells(rows[3])[2].rfind("0.1820 ms (", 0), 0u);
   EXPECT_THAT(md, HasSubstr("higher is better"));
   // The start-up section is still apart, after the micro-benchmarks.
@@ -954,10 +958,11 @@ TEST(MicroReport, ConsoleShowsTheMicroBenchmarksInTheirUnits) {
   const std::string lat = line_with(fmt::format("{:.4f}", docker.p99_seconds * 1e3), "overlay");
   EXPECT_THAT(lat, HasSubstr(" 0.2020 "));
   // The summary: one row per case with its unit, each environment's mean
-  // figure, and the change in time per operation.
+  // figure, and the change of the figure (5% more time per operation is
+  // 4.8% fewer GFLOP/s).
   EXPECT_THAT(out, HasSubstr("Summary: micro-benchmarks in their units"));
   const std::string summary = line_with("  gemm/sgemm/n4096 (GFLOP/s) ", "137.4");
-  EXPECT_THAT(summary, HasSubstr("130.9 +5.0%"));
+  EXPECT_THAT(summary, HasSubstr("130.9 -4.8%"));
   // Three runs: significant by the means' interval (too few for the robust one).
   EXPECT_THAT(line_with("  io-lat/bs4K/64M@tmpfs (ms) ", "0.1820"), HasSubstr("0.2020 +11.0%*"));
   // Training keeps its seconds, start-up its section.

@@ -1,0 +1,199 @@
+#include "report/answer.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "analysis/ablation_shares.h"
+#include "analysis/noise_floor.h"
+#include "report/figures.h"
+
+namespace dlcbench {
+namespace {
+
+std::string unit_words(const CaseAnalysis& c) {
+  if (c.startup) return "ms per start, lower is better";
+  const FigureTerms terms = figure_terms(c);
+  return fmt::format("{}, {} is better", terms.unit, c.figure_is_rate ? "higher" : "lower");
+}
+
+// The header of the figure's column: "s/batch", "ms/start", "GFLOP/s".
+std::string figure_header(const CaseAnalysis& c) { return c.startup ? "ms/start" : figure_terms(c).unit; }
+
+// A run's mean in the case's unit: milliseconds for a start, the figure of a
+// micro-benchmark or of a command's metric, seconds otherwise.
+double shown_figure(const CaseAnalysis& c, double seconds) {
+  if (c.startup) return 1e3 * seconds;
+  if (c.micro) return figure_of(c, seconds);
+  if (c.command && !c.figure_unit.empty()) return c.figure(seconds);
+  return seconds;
+}
+
+const Overhead* overhead_of(const CaseAnalysis& c, const std::string& env) {
+  for (const auto& o : c.overheads)
+    if (o.env == env) return &o;
+  return nullptr;
+}
+
+const Explanation* explanation_of(const CaseAnalysis& c, const std::string& env) {
+  for (const auto& e : c.explanations)
+    if (e.env == env) return &e;
+  return nullptr;
+}
+
+std::vector<Cell> comparison_cells(const Analysis& a, const CaseAnalysis& c, const EnvironmentStats& e) {
+  if (e.env == a.baseline) return {"baseline", ""};
+  const Overhead* o = overhead_of(c, e.env);
+  if (!o) {
+    if (e.failed_launches) return {"n/a", fmt::format("no data: {} failed launches", e.failed_launches)};
+    return {"n/a", "no data"};
+  }
+  if (!o->compared) return {"n/a", {"NOT COMPARED: not like for like", CellStyle::not_compared}};
+  const CellStyle style = o->mismatch_allowed ? CellStyle::mismatch_allowed : CellStyle::plain;
+  return {{headline_short_words(*o), style}, {short_verdict_words(*o, ComparisonWording::overhead), style}};
+}
+
+AnswerMark mark_of(const Overhead& o) {
+  AnswerMark m;
+  m.env = o.env;
+  m.compared = o.compared;
+  m.significant = is_significant(o.verdict);
+  if (o.headline.form == Headline::Form::time_added) {
+    m.value = 1e3 * o.added.difference;
+    m.low = 1e3 * o.added.ci95_low;
+    m.high = 1e3 * o.added.ci95_high;
+  } else {
+    m.value = 100 * o.headline.change();
+    m.low = 100 * o.headline.change_low();
+    m.high = 100 * o.headline.change_high();
+  }
+  return m;
+}
+
+// "runsc: its runtime's helper processes' CPU is +60.4 of +113.2 ms per
+// batch (53%); likely cause: isolation/seccomp", from the largest claimed
+// cause and the likeliest difference; "" where there is nothing to say.
+std::string why_line(const CaseAnalysis& c, const Overhead& o, const std::string& baseline) {
+  if (!o.compared)
+    for (const auto& m : o.mismatches)
+      if (m.blocking && !m.requested && !m.possible_cause)
+        return fmt::format("{} is not compared: {}: {} has {}, {} has {}; fix: {}", o.env, m.field, baseline,
+                           m.baseline_value, o.env, m.other_value, m.fix);
+  if (!is_significant(o.verdict) || !o.compared) return "";
+  const Explanation* e = explanation_of(c, o.env);
+  if (!e) return "";
+  const std::string& per = o.headline.terms.per;
+  std::string line;
+  if (e->status == ExplanationStatus::unexplained)
+    line = fmt::format("{}: nothing the counters measured accounts for its {:+.1f} ms per {}", o.env,
+                       e->extra_ms.difference, per);
+  if (e->status == ExplanationStatus::explained) {
+    const CauseShare* top = nullptr;
+    for (const auto& cause : e->causes)
+      if (cause.claimed && (!top || cause.ms.difference > top->ms.difference)) top = &cause;
+    if (top)
+      line = fmt::format("{}: {} is {:+.1f} of {:+.1f} ms per {} ({:.0f}%)", o.env, cause_name(top->cause),
+                         top->ms.difference, e->extra_ms.difference, per, 100 * top->share);
+  }
+  if (line.empty()) return "";
+  if (const auto causes = c.likely_causes.find(o.env); causes != c.likely_causes.end())
+    for (const auto& likely : causes->second)
+      if (likely.fits) return fmt::format("{}; likely cause: {}", line, likely.mismatch.field);
+  return line;
+}
+
+AnswerCase answer_case(const Analysis& a, const CaseAnalysis& c, std::vector<std::string>& allowed) {
+  AnswerCase ac;
+  ac.analysis = &c;
+  ac.title = c.case_id;
+  ac.unit = unit_words(c);
+  ac.table.header = {"environment", figure_header(c), "overhead (95% CI)", "verdict"};
+  ac.table.numeric = {false, true, false, false};
+  if (!c.overheads.empty() && c.overheads.front().headline.form == Headline::Form::time_added) {
+    ac.form = Headline::Form::time_added;
+    ac.table.header[2] = fmt::format("added per {} (95% CI)", c.overheads.front().headline.terms.per);
+  }
+  for (const auto& e : c.envs) {
+    const Overhead* o = overhead_of(c, e.env);
+    const bool flagged = o && o->mismatch_allowed;
+    if (flagged && std::find(allowed.begin(), allowed.end(), e.env) == allowed.end()) allowed.push_back(e.env);
+    std::vector<Cell> row{e.env + (flagged ? "!" : ""),
+                          e.runs.n ? format_figure(shown_figure(c, e.runs.mean),
+                                                   figure_decimals(shown_figure(c, e.runs.mean)))
+                                   : "n/a"};
+    for (auto& cell : comparison_cells(a, c, e)) row.push_back(std::move(cell));
+    ac.table.rows.push_back(std::move(row));
+    if (o && o->compared) ac.marks.push_back(mark_of(*o));
+    if (o)
+      if (std::string why = why_line(c, *o, a.baseline); !why.empty()) ac.why.push_back(std::move(why));
+  }
+  if (c.ablation) ac.ablation = ablation_outcome_words(*c.ablation);
+  return ac;
+}
+
+// The isolation differences (possible causes) that every compared
+// environment shows against the baseline, in the order first seen.
+std::vector<std::string> shared_isolation_differences(const Analysis& a) {
+  std::vector<std::string> order;
+  std::map<std::string, std::set<std::string>> envs_of;
+  std::set<std::string> compared;
+  for (const auto& c : a.cases)
+    for (const auto& o : c.overheads) {
+      if (!o.compared) continue;
+      compared.insert(o.env);
+      for (const auto& m : o.mismatches) {
+        if (!m.possible_cause) continue;
+        if (!envs_of.count(m.field)) order.push_back(m.field);
+        envs_of[m.field].insert(o.env);
+      }
+    }
+  std::vector<std::string> shared;
+  if (compared.size() < 2) return shared;  // with one container, its own comparison says it
+  for (const auto& field : order)
+    if (envs_of[field] == compared) shared.push_back(field);
+  return shared;
+}
+
+std::vector<std::string> disturbed_words(const Analysis& a) {
+  std::map<std::string, std::pair<std::size_t, std::size_t>> by_env;
+  std::vector<std::string> order;
+  for (const auto& c : a.cases)
+    for (const auto& e : c.envs) {
+      if (e.disturbed_runs.empty()) continue;
+      if (!by_env.count(e.env)) order.push_back(e.env);
+      by_env[e.env].first += e.disturbed_runs.size();
+      by_env[e.env].second += e.runs_assessed;
+    }
+  std::vector<std::string> words;
+  for (const auto& env : order)
+    words.push_back(fmt::format("{} {} of {}", env, by_env[env].first, by_env[env].second));
+  return words;
+}
+
+}  // namespace
+
+std::string short_label(const std::string& label, std::size_t width) {
+  if (label.size() <= width || width < 5) return label;
+  const std::size_t head = (width - 1) / 2, tail = width - 1 - head;
+  return label.substr(0, head) + "~" + label.substr(label.size() - tail);
+}
+
+Answer build_answer(const Analysis& analysis) {
+  Answer answer;
+  answer.baseline = analysis.baseline;
+  for (CaseKind kind : kCaseKinds)
+    for (const auto& c : analysis.cases)
+      if (kind_of(c) == kind) answer.cases.push_back(answer_case(analysis, c, answer.mismatch_allowed));
+  answer.shared_differences = shared_isolation_differences(analysis);
+  answer.disturbed = disturbed_words(analysis);
+  if (analysis.calibration)
+    for (const auto& n : noise_floors(analysis, analysis.precision))
+      for (auto& line : noise_floor_lines(n)) answer.noise_floor.push_back(std::move(line));
+  answer.notes = analysis.notes;
+  return answer;
+}
+
+}  // namespace dlcbench
