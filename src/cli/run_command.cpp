@@ -25,6 +25,7 @@
 #include "orchestrator/planning.h"
 #include "orchestrator/run_folder.h"
 #include "orchestrator/run_session.h"
+#include "orchestrator/wall_time_estimate.h"
 #include "report/console.h"
 
 namespace fs = std::filesystem;
@@ -158,6 +159,7 @@ int run(const RunOptions& o, const std::vector<std::string>& command_line) {
   const PlannedRun planned = plan_run(request);
   if (request.dry_run) {
     print_plan(planned.plan);
+    std::cout << "estimate: " << estimate_words(estimate_wall_time(planned.plan, request.out), request.out) << "\n";
     return kExitOk;
   }
   if (request.on_slurm) return run_on_slurm(o, planned.plan, command_line);

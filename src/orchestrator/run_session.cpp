@@ -21,6 +21,8 @@
 #include "model/launch_progress.h"
 #include "orchestrator/preflight.h"
 #include "orchestrator/progress_line.h"
+#include "orchestrator/wall_time_estimate.h"
+#include "core/timer.h"
 #include "orchestrator/resume.h"
 #include "orchestrator/run_folder.h"
 #include "orchestrator/scheduler.h"
@@ -137,6 +139,18 @@ struct Preparation {
 // Prepares every environment of the plan into `prepared`, recording each in
 // the manifest; stops at the first one the user named that cannot run,
 // unless --keep-going.
+// What preparing an environment made, from its description: "; image
+// dlcbench-worker:ae3c (built)", "; rootfs built by dlcbench from ...".
+std::string what_was_prepared(const nlohmann::json& described) {
+  if (!described.is_object()) return "";
+  if (const auto image = described.find("image"); image != described.end() && image->is_string())
+    return fmt::format(": image {}{}", image->get<std::string>(),
+                       described.value("image_built_by_dlcbench", false) ? " (built by dlcbench)" : "");
+  if (const auto rootfs = described.find("rootfs"); rootfs != described.end() && rootfs->is_string())
+    return fmt::format(": root file system {}", rootfs->get<std::string>());
+  return "";
+}
+
 Preparation prepare_environments(Session& session, PreparedEnvironments& prepared, ResultsWriter& results) {
   const EnvironmentContext context = environment_context(session);
   Preparation preparation;
@@ -147,8 +161,11 @@ Preparation prepare_environments(Session& session, PreparedEnvironments& prepare
     ScheduledEnvironment s{request_env.text, make_environment(request_env, env_context), ""};
     std::cerr << fmt::format("preparing {} ...\n", s.label);
     try {
+      const Stopwatch preparing;
       s.environment->prepare();
       session.manifest.environments[s.label] = s.environment->describe();
+      std::cerr << fmt::format("  {} ready in {:.1f} s{}\n", s.label, preparing.seconds(),
+                               what_was_prepared(session.manifest.environments[s.label]));
       // `dlcbench explain`: a variant is there to diagnose ENV, not as an
       // environment anyone deploys.
       if (session.plan.ablation)
@@ -251,6 +268,10 @@ void record_first_session(Session& session, const ScheduleResult& outcome) {
   record_added_rounds(m, plan, outcome, outcome.rounds);
   if (outcome.decision) {
     const RoundDecision& d = *outcome.decision;
+    if (plan.precision > 0 && !d.above_precision && !outcome.interrupted)
+      std::cerr << fmt::format("precision reached after {} rounds: every comparison's interval is within +-{:.1f}% "
+                               "(the widest: {}, +-{:.1f}%)\n",
+                               outcome.rounds, 100 * plan.precision, d.widest, 100 * d.widest_half_width);
     if (plan.precision > 0 && d.above_precision)
       std::cerr << fmt::format("warning: {} after {} rounds: {} of the comparisons' intervals are still wider than "
                                "--precision {:.1f}% (the widest: {}, {}); allow more rounds or time, or quiet the "
@@ -537,6 +558,8 @@ SessionEnd run_new_session(const RunRequest& o, const PlannedRun& planned, std::
                            counted(static_cast<std::size_t>(planned.threads), "thread", "threads"), dir.string());
   if (plan.ablation)
     for (const auto& why : plan.ablation->left_out) std::cerr << "note: explain: left out " << why << "\n";
+  const fs::path earlier_runs = dir.parent_path();
+  std::cerr << "estimate: " << estimate_words(estimate_wall_time(plan, earlier_runs), earlier_runs) << "\n";
   return measure(session, results);
 }
 

@@ -563,8 +563,9 @@ class Schedule {
       cell.disturbed_values.push_back(value);
       cell.disturbed_rounds.push_back(round);
       ++outcome_.disturbed_launches;
-      note = fmt::format("  DISTURBED: {}; set aside{}", disturbance.why(),
-                         adaptive_ ? ", a replacement round follows" : " (--max-runs leaves no room to replace it)");
+      // One short line; what disturbed it is in the record and the report.
+      note = fmt::format("  disturbed from outside: set aside{}",
+                         adaptive_ ? ", a round replaces it" : " (--max-runs leaves no room to replace it)");
     } else {
       cell.run_values.push_back(value);
       cell.rounds.push_back(round);

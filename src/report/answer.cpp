@@ -158,18 +158,25 @@ std::vector<std::string> shared_isolation_differences(const Analysis& a) {
 }
 
 std::vector<std::string> disturbed_words(const Analysis& a) {
-  std::map<std::string, std::pair<std::size_t, std::size_t>> by_env;
+  struct Count {
+    std::size_t disturbed = 0, assessed = 0;
+    bool kept = false;  // too few undisturbed runs: kept in the statistics
+  };
+  std::map<std::string, Count> by_env;
   std::vector<std::string> order;
   for (const auto& c : a.cases)
     for (const auto& e : c.envs) {
       if (e.disturbed_runs.empty()) continue;
       if (!by_env.count(e.env)) order.push_back(e.env);
-      by_env[e.env].first += e.disturbed_runs.size();
-      by_env[e.env].second += e.runs_assessed;
+      Count& count = by_env[e.env];
+      count.disturbed += e.disturbed_runs.size();
+      count.assessed += e.runs_assessed;
+      count.kept = count.kept || e.disturbed_kept;
     }
   std::vector<std::string> words;
   for (const auto& env : order)
-    words.push_back(fmt::format("{} {} of {}", env, by_env[env].first, by_env[env].second));
+    words.push_back(fmt::format("{} {} of {}{}", env, by_env[env].disturbed, by_env[env].assessed,
+                                by_env[env].kept ? " KEPT (too few undisturbed)" : " set aside"));
   return words;
 }
 

@@ -53,7 +53,8 @@ struct Answer {
   // Environments compared despite a difference nobody asked for
   // (--allow-mismatch), marked "!" in the tables.
   std::vector<std::string> mismatch_allowed;
-  // "host 6 of 144": runs disturbed from outside and set aside, per environment.
+  // "host 6 of 144 set aside", "host 3 of 3 KEPT (too few undisturbed)": runs
+  // disturbed from outside, per environment.
   std::vector<std::string> disturbed;
   std::vector<std::string> noise_floor;  // `dlcbench calibrate`: the machine's noise floor
   // What the analysis found in the files (a run interrupted, results lost,

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "report/answer.h"
 #include "report/report_model.h"
@@ -185,7 +186,7 @@ std::string render_answer(const Analysis& analysis, const std::string& details_c
   if (!answer.mismatch_allowed.empty())
     out += fitted("! compared although settings differ that nobody asked for (--allow-mismatch)");
   if (!answer.disturbed.empty())
-    out += fitted("runs disturbed from outside, set aside: " + listed_within(answer.disturbed, kAnswerWidth - 40));
+    out += wrapped(fmt::format("runs disturbed from outside: {}", fmt::join(answer.disturbed, ", ")), 6);
   for (const auto& note : answer.notes) out += wrapped("note: " + note, 6);
   out += fitted(fmt::format("details: {}", details_command));
   return out;

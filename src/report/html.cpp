@@ -139,7 +139,7 @@ std::string html_answer(const Answer& answer) {
                        "Preflight differences).</p>\n",
                        html_escape(answer.baseline), html_escape(fmt::format("{}", fmt::join(answer.shared_differences, ", "))));
   if (!answer.disturbed.empty())
-    out += fmt::format("<p class=\"caption\">Runs disturbed from outside, set aside: {}.</p>\n",
+    out += fmt::format("<p class=\"caption\">Runs disturbed from outside: {}.</p>\n",
                        html_escape(fmt::format("{}", fmt::join(answer.disturbed, ", "))));
   if (!answer.notes.empty()) out += "<p class=\"caption\">Notes on the run's files: below, under Notes.</p>\n";
   return out + "</section>\n";
