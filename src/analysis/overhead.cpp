@@ -263,10 +263,11 @@ std::string time_added_short_verdict(const Overhead& o, ComparisonWording wordin
   switch (o.verdict) {
     case Verdict::too_few_runs:
       return fmt::format("cannot tell yet: {}; give --runs {}", counted(o.runs_compared, "run", "runs"), o.runs_needed);
+    // The milliseconds are the overhead's own column, beside the verdict.
     case Verdict::slower:
-      return "slower: " + ms_per(o.added.difference, per);
+      return "slower";
     case Verdict::faster:
-      return "faster: " + ms_per(o.added.difference, per);
+      return "faster";
     case Verdict::equivalent:
       return fmt::format("no {} above {:.2f} ms per {}", what, 1e3 * o.margin * o.baseline_mean, per);
     case Verdict::inconclusive:
@@ -291,10 +292,11 @@ std::string time_added_verdict(const Overhead& o, ComparisonWording wording) {
     case Verdict::slower:
     case Verdict::faster:
       if (!o.robust.bounded())
-        return fmt::format("{} ({}; too few rounds for the robust interval: the verdict rests on the means' interval, which "
+        return fmt::format("{}: {} ({}; too few rounds for the robust interval: the verdict rests on the means' interval, which "
                            "assumes normally spread runs; give --runs {} or more)",
-                           time_added_short_verdict(o, wording), tested, o.runs_needed);
-      return fmt::format("{} ({})", time_added_short_verdict(o, wording), tested);
+                           time_added_short_verdict(o, wording), ms_per(o.added.difference, per), tested,
+                           o.runs_needed);
+      return fmt::format("{}: {} ({})", time_added_short_verdict(o, wording), ms_per(o.added.difference, per), tested);
     case Verdict::equivalent:
       return fmt::format("{} (equivalence at 95%; {}: {})", time_added_short_verdict(o, wording),
                          ms_per(o.added.difference, per), tested);

@@ -16,9 +16,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-using Cell = std::pair<std::string, std::string>;  // case id, environment label without "#N"
+using LaunchCell = std::pair<std::string, std::string>;  // case id, environment label without "#N"
 
-std::string without_copy_suffix(const std::string& label) {
+std::string label_without_copy(const std::string& label) {
   const auto hash = label.rfind('#');
   return hash == std::string::npos ? label : label.substr(0, hash);
 }
@@ -41,7 +41,7 @@ std::vector<fs::path> newest_runs(const fs::path& root, std::size_t max_runs) {
 
 // Each successful launch's wall time in one run's results.jsonl, by cell;
 // a line that is no launch record is skipped before it is parsed.
-std::size_t read_launch_times(const fs::path& results, std::map<Cell, std::vector<double>>& times) {
+std::size_t read_launch_times(const fs::path& results, std::map<LaunchCell, std::vector<double>>& times) {
   std::size_t read = 0;
   std::ifstream in(results);
   for (std::string line; std::getline(in, line);) {
@@ -52,7 +52,7 @@ std::size_t read_launch_times(const fs::path& results, std::map<Cell, std::vecto
     if (wall == record.end() || !wall->is_number() || !(wall->get<double>() > 0)) continue;
     if (!record.contains("case") || !record["case"].is_string() || !record.contains("env") || !record["env"].is_string())
       continue;
-    times[{record["case"].get<std::string>(), without_copy_suffix(record["env"].get<std::string>())}].push_back(
+    times[{record["case"].get<std::string>(), label_without_copy(record["env"].get<std::string>())}].push_back(
         wall->get<double>());
     ++read;
   }
@@ -62,7 +62,7 @@ std::size_t read_launch_times(const fs::path& results, std::map<Cell, std::vecto
 }  // namespace
 
 WallTimeEstimate estimate_wall_time(const Plan& plan, const fs::path& results_root, std::size_t max_runs) {
-  std::map<Cell, std::vector<double>> times;
+  std::map<LaunchCell, std::vector<double>> times;
   WallTimeEstimate e;
   for (const auto& run : newest_runs(results_root, max_runs)) {
     if (read_launch_times(run / "results.jsonl", times) > 0) ++e.runs_read;
@@ -70,7 +70,7 @@ WallTimeEstimate estimate_wall_time(const Plan& plan, const fs::path& results_ro
   for (const auto& c : plan.cases)
     for (const auto& env : plan.environments) {
       ++e.cells;
-      const auto found = times.find({c.id(), without_copy_suffix(env.text)});
+      const auto found = times.find({c.id(), label_without_copy(env.text)});
       if (found == times.end()) continue;
       ++e.cells_known;
       e.seconds += median(found->second) * plan.runs;

@@ -9,6 +9,7 @@
 
 #include "analysis/ablation_shares.h"
 #include "analysis/noise_floor.h"
+#include "core/words.h"
 #include "report/figures.h"
 
 namespace dlcbench {
@@ -38,17 +39,13 @@ const Overhead* overhead_of(const CaseAnalysis& c, const std::string& env) {
   return nullptr;
 }
 
-const Explanation* explanation_of(const CaseAnalysis& c, const std::string& env) {
-  for (const auto& e : c.explanations)
-    if (e.env == env) return &e;
-  return nullptr;
-}
-
-std::vector<Cell> comparison_cells(const Analysis& a, const CaseAnalysis& c, const EnvironmentStats& e) {
+std::vector<Cell> answer_cells(const Analysis& a, const CaseAnalysis& c, const EnvironmentStats& e) {
   if (e.env == a.baseline) return {"baseline", ""};
   const Overhead* o = overhead_of(c, e.env);
   if (!o) {
-    if (e.failed_launches) return {"n/a", fmt::format("no data: {} failed launches", e.failed_launches)};
+    if (e.failed_launches)
+      return {"n/a", "no data: " + counted(static_cast<std::size_t>(e.failed_launches), "failed launch",
+                                           "failed launches")};
     return {"n/a", "no data"};
   }
   if (!o->compared) return {"n/a", {"NOT COMPARED: not like for like", CellStyle::not_compared}};
@@ -83,7 +80,7 @@ std::string why_line(const CaseAnalysis& c, const Overhead& o, const std::string
         return fmt::format("{} is not compared: {}: {} has {}, {} has {}; fix: {}", o.env, m.field, baseline,
                            m.baseline_value, o.env, m.other_value, m.fix);
   if (!is_significant(o.verdict) || !o.compared) return "";
-  const Explanation* e = explanation_of(c, o.env);
+  const Explanation* e = c.explanation_of(o.env);
   if (!e) return "";
   const std::string& per = o.headline.terms.per;
   std::string line;
@@ -124,12 +121,17 @@ AnswerCase answer_case(const Analysis& a, const CaseAnalysis& c, std::vector<std
                           e.runs.n ? format_figure(shown_figure(c, e.runs.mean),
                                                    figure_decimals(shown_figure(c, e.runs.mean)))
                                    : "n/a"};
-    for (auto& cell : comparison_cells(a, c, e)) row.push_back(std::move(cell));
+    for (auto& cell : answer_cells(a, c, e)) row.push_back(std::move(cell));
     ac.table.rows.push_back(std::move(row));
     if (o && o->compared) ac.marks.push_back(mark_of(*o));
     if (o)
       if (std::string why = why_line(c, *o, a.baseline); !why.empty()) ac.why.push_back(std::move(why));
   }
+  for (const auto& e : c.envs)
+    if (!e.failures.empty())
+      ac.failures.push_back(fmt::format("{}: {}; the last, {}", e.env,
+                                        counted(e.failures.size(), "failed launch", "failed launches"),
+                                        e.failures.back()));
   if (c.ablation) ac.ablation = ablation_outcome_words(*c.ablation);
   return ac;
 }

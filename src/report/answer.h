@@ -42,6 +42,10 @@ struct AnswerCase {
   // fix: ..." for one that did not run like for like.
   std::vector<std::string> why;
   std::string ablation;  // `dlcbench explain`: the outcome in a sentence
+  // "docker: 2 failed launches; the last, round 3: worker killed by signal 9
+  // (Killed)": per environment with failed launches, so the cause is in the
+  // answer and not only in the details.
+  std::vector<std::string> failures;
 };
 
 struct Answer {

@@ -164,6 +164,7 @@ std::string console_answer_case(const AnswerCase& c) {
     start = end + 1;
   }
   for (const auto& why : c.why) out += wrapped("  why " + why, 6);
+  for (const auto& failed : c.failures) out += wrapped("  " + failed, 6);
   if (!c.ablation.empty()) out += wrapped("  explained: " + c.ablation, 6);
   return out;
 }

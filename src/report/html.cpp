@@ -126,9 +126,10 @@ std::string html_answer(const Answer& answer) {
                        html_escape(c.title), html_escape(c.unit));
     html_table(out, c.table, "answer", fmt::format("answer-{}", i + 1));
     out += "</div>\n" + svg_answer_chart(c, fmt::format("answer-chart-{}", i + 1)) + "</div>\n";
-    if (!c.why.empty() || !c.ablation.empty()) {
+    if (!c.why.empty() || !c.ablation.empty() || !c.failures.empty()) {
       out += "<ul class=\"why\">\n";
       for (const auto& why : c.why) out += fmt::format("<li>why {}</li>\n", html_escape(why));
+      for (const auto& failed : c.failures) out += fmt::format("<li>{}</li>\n", html_escape(failed));
       if (!c.ablation.empty()) out += fmt::format("<li>explained: {}</li>\n", html_escape(c.ablation));
       out += "</ul>\n";
     }

@@ -32,7 +32,7 @@ using json = nlohmann::json;
 // fcn5 (two small batches) and the startup workload: every kind of launch
 // but a command's.
 std::vector<std::string> small_run(const fs::path& out) {
-  return {"run",    "--workloads", "fcn5,startup", "--envs",  "host,charliecloud", "--runs",  "2",
+  return {"run", "--verbose",    "--workloads", "fcn5,startup", "--envs",  "host,charliecloud", "--runs",  "2",
           "--max-runs", "2",       "--iters",      "2",       "--warmup",          "0",       "--batch",
           "4",      "--starts",    "3",            "--data",  "synthetic",         "--threads", "1",
           "--out",  out.string()};
@@ -166,7 +166,7 @@ class CharliecloudCommand : public ::testing::Test {
     std::ofstream(dir_ / "work/input.txt") << "twelve bytes";
   }
   std::vector<std::string> run(const std::string& charliecloud, const std::vector<std::string>& command) const {
-    std::vector<std::string> args = {"run", "--envs", "host," + charliecloud, "--runs", "2", "--max-runs", "2",
+    std::vector<std::string> args = {"run", "--verbose", "--envs", "host," + charliecloud, "--runs", "2", "--max-runs", "2",
                                      "--out", (dir_ / "results").string(), "--workdir", (dir_ / "work").string(),
                                      "--metric", "step [0-9]+ ([0-9.]+) s", "--metric-unit", "s/step", "--name",
                                      "steps", "--pass-env", "DLCBENCH_TEST_VAR", "--"};

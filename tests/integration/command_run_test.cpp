@@ -70,7 +70,7 @@ class CommandRun : public ::testing::Test {
   // `run` of the steps program with a metric; `extra` before the "--".
   std::vector<std::string> command_run(const std::string& envs, int runs, std::vector<std::string> extra = {},
                                        std::vector<std::string> command = {}) {
-    std::vector<std::string> args = {"run", "--envs", envs, "--runs", std::to_string(runs), "--max-runs",
+    std::vector<std::string> args = {"run", "--verbose", "--envs", envs, "--runs", std::to_string(runs), "--max-runs",
                                      std::to_string(runs), "--out", out().string(), "--workdir", work().string(),
                                      "--metric", kMetric, "--metric-unit", "s/step"};
     args.insert(args.end(), extra.begin(), extra.end());

@@ -34,7 +34,7 @@ void require_docker() {
 TEST(Docker, HostAndDockerBothMeasureIdenticalBits) {
   require_docker();
   testing::TempDir out;
-  auto r = testing::run_dlcbench({"run", "--workloads", "fcn5", "--envs", "host,docker", "--runs", "2", "--iters",
+  auto r = testing::run_dlcbench({"run", "--verbose", "--workloads", "fcn5", "--envs", "host,docker", "--runs", "2", "--iters",
                                   "3", "--warmup", "1", "--batch", "8", "--data", "synthetic", "--out",
                                   out.path().string()});
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
@@ -189,7 +189,7 @@ TEST(Docker, CpusNobodyAskedToDifferStopTheRunBeforeAnythingIsMeasured) {
   if (PinnedToCpu0::available() < 2) GTEST_SKIP() << "needs two CPUs to make the affinities differ";
   testing::TempDir out;
   auto args = [&](const std::string& envs, const std::string& name) {
-    return std::vector<std::string>{"run", "--workloads", "fcn5", "--envs", envs, "--runs", "1", "--iters", "1", "--warmup", "0",
+    return std::vector<std::string>{"run", "--verbose", "--workloads", "fcn5", "--envs", envs, "--runs", "1", "--iters", "1", "--warmup", "0",
                                     "--batch", "4", "--data", "synthetic", "--out", (out / name).string()};
   };
   PinnedToCpu0 pinned;
@@ -246,7 +246,7 @@ TEST(Docker, GvisorAsDockersRuntimeTrainsAndStartsTheSameBits) {
   REQUIRE_RUNTIME("docker:runtime=runsc");
   testing::TempDir out;
   const std::string env = "docker:runtime=runsc";
-  auto r = testing::run_dlcbench({"run", "--workloads", "fcn5,startup", "--envs", "host," + env, "--runs", "2",
+  auto r = testing::run_dlcbench({"run", "--verbose", "--workloads", "fcn5,startup", "--envs", "host," + env, "--runs", "2",
                                   "--iters", "3", "--warmup", "1", "--batch", "8", "--starts", "2", "--data",
                                   "synthetic", "--out", out.path().string()});
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;

@@ -31,7 +31,7 @@ using testing::doctor_report;
 
 
 std::vector<std::string> tiny_run(const std::string& envs, const std::string& out) {
-  return {"run", "--workloads", "fcn5", "--envs", envs, "--runs", "1", "--iters", "2", "--warmup", "0",
+  return {"run", "--verbose", "--workloads", "fcn5", "--envs", envs, "--runs", "1", "--iters", "2", "--warmup", "0",
           "--batch", "4", "--data", "synthetic", "--out", out};
 }
 
