@@ -164,7 +164,8 @@ std::string console_answer_case(const AnswerCase& c) {
     start = end + 1;
   }
   for (const auto& why : c.why) out += wrapped("  why " + why, 6);
-  for (const auto& failed : c.failures) out += wrapped("  " + failed, 6);
+  // A failure's cause is a message a user searches for: printed whole.
+  for (const auto& failed : c.failures) out += "  " + failed + "\n";
   if (!c.ablation.empty()) out += wrapped("  explained: " + c.ablation, 6);
   return out;
 }
@@ -188,7 +189,7 @@ std::string render_answer(const Analysis& analysis, const std::string& details_c
     out += fitted("! compared although settings differ that nobody asked for (--allow-mismatch)");
   if (!answer.disturbed.empty())
     out += wrapped(fmt::format("runs disturbed from outside: {}", fmt::join(answer.disturbed, ", ")), 6);
-  for (const auto& note : answer.notes) out += wrapped("note: " + note, 6);
+  for (const auto& note : answer.notes) out += "note: " + note + "\n";  // whole, as a failure's cause
   out += fitted(fmt::format("details: {}", details_command));
   return out;
 }

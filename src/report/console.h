@@ -19,7 +19,9 @@ std::string render_console(const Analysis& analysis);
 // The answer first (report/answer.h): per case a short table and the why
 // lines, then one line each for what every container shares, runs set
 // aside and where the details are (`details_command`, e.g. "dlcbench
-// report results/X --details"). No line is wider than kAnswerWidth.
+// report results/X --details"). No line is wider than kAnswerWidth, but for
+// the messages a user searches for (a failed launch's cause, a note on the
+// run's files), printed whole.
 inline constexpr std::size_t kAnswerWidth = 100;
 std::string render_answer(const Analysis& analysis, const std::string& details_command);
 

@@ -21,7 +21,7 @@ using json = nlohmann::json;
 TEST(Backends, EveryBackEndTrainsOnTheHostAndInAContainerInOneRun) {
   REQUIRE_RUNTIME("docker");
   testing::TempDir out;
-  auto r = testing::run_dlcbench({"run", "--workloads", "fcn5", "--backends", "torch,onednn,reference", "--batch",
+  auto r = testing::run_dlcbench({"run", "--verbose", "--workloads", "fcn5", "--backends", "torch,onednn,reference", "--batch",
                                   "8", "--envs", "host,docker", "--runs", "1", "--warmup", "1", "--iters", "3",
                                   "--data", "synthetic", "--out", out.path().string()},
                                  {}, 1200);

@@ -220,7 +220,7 @@ TEST(Docker, OptionsBecomeFlagsAndShowInTheFingerprint) {
   require_docker();
   testing::TempDir out;
   const std::string env = "docker:cpus=1,memory=2g,shm=256m,seccomp=unconfined";
-  auto r = testing::run_dlcbench({"run", "--workloads", "fcn5", "--envs", "host," + env, "--runs", "1", "--iters",
+  auto r = testing::run_dlcbench({"run", "--verbose", "--workloads", "fcn5", "--envs", "host," + env, "--runs", "1", "--iters",
                                   "1", "--warmup", "0", "--batch", "4", "--data", "synthetic", "--out",
                                   out.path().string()});
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;

@@ -27,7 +27,7 @@ using ::testing::HasSubstr;
 using ::testing::Not;
 using json = nlohmann::json;
 
-const char* kFcn = "fcn5/torch/cpu/b64";
+const char* kDefaultTraining = "fcn5/torch/cpu/b64";
 const std::vector<std::string> kEnvs = {"host", "docker", "podman", "runc", "crun", "runsc", "charliecloud"};
 
 json recorded_case(const std::string& id, const std::string& workload) {
@@ -43,7 +43,7 @@ json default_suite_manifest(int rounds) {
            {{"baseline", "host"},
             {"environments", kEnvs},
             {"runs", rounds},
-            {"cases", {recorded_case(kFcn, "fcn5"), recorded_case("startup", "startup")}}}}};
+            {"cases", {recorded_case(kDefaultTraining, "fcn5"), recorded_case("startup", "startup")}}}}};
 }
 
 // A deterministic wobble of about +-2%, different per environment and round.
@@ -51,7 +51,7 @@ double wobble(std::size_t env, int round, int i) {
   return 1 + 0.02 * std::sin(1.7 * static_cast<double>(env) + 2.3 * round + 0.9 * i);
 }
 
-void add_launch(std::vector<json>& r, const std::string& case_id, const std::string& env, int round,
+void add_suite_launch(std::vector<json>& r, const std::string& case_id, const std::string& env, int round,
                 const std::vector<double>& seconds) {
   r.push_back({{"type", "fingerprint"}, {"env", env}, {"round", round}, {"case", case_id},
                {"blas", {{"core", "Zen"}, {"threads", 2}}}, {"dataset", {{"name", "synthetic"}}}});
@@ -73,13 +73,13 @@ Analysis default_suite(int rounds) {
       std::vector<double> batches, starts;
       for (int i = 0; i < 5; ++i) batches.push_back(batch[e] * wobble(e, round, i));
       for (int i = 0; i < 3; ++i) starts.push_back(start[e] * wobble(e + 3, round, i));
-      add_launch(records, kFcn, kEnvs[e], round, batches);
-      add_launch(records, "startup", kEnvs[e], round, starts);
+      add_suite_launch(records, kDefaultTraining, kEnvs[e], round, batches);
+      add_suite_launch(records, "startup", kEnvs[e], round, starts);
     }
   return analyze(default_suite_manifest(rounds), records);
 }
 
-std::vector<std::string> lines_of(const std::string& text) {
+std::vector<std::string> answer_lines(const std::string& text) {
   std::vector<std::string> lines;
   std::stringstream in(text);
   for (std::string line; std::getline(in, line);) lines.push_back(line);
@@ -87,7 +87,7 @@ std::vector<std::string> lines_of(const std::string& text) {
 }
 
 // The lines of the block that starts with `title` and ends at a blank line.
-std::vector<std::string> block(const std::vector<std::string>& lines, const std::string& title) {
+std::vector<std::string> case_block(const std::vector<std::string>& lines, const std::string& title) {
   std::vector<std::string> out;
   bool in = false;
   for (const auto& line : lines) {
@@ -101,7 +101,7 @@ std::vector<std::string> block(const std::vector<std::string>& lines, const std:
 TEST(Answer, TheDefaultSuiteOnSevenEnvironmentsFitsThirtyLinesOfAHundredColumns) {
   const Analysis a = default_suite(20);
   const std::string console = render_answer(a, "dlcbench report results/20261207-000000-abcd --details");
-  const auto lines = lines_of(console);
+  const auto lines = answer_lines(console);
   EXPECT_LE(lines.size(), 30u) << console;
   for (const auto& line : lines) {
     EXPECT_LE(line.size(), kAnswerWidth) << line;
@@ -111,8 +111,8 @@ TEST(Answer, TheDefaultSuiteOnSevenEnvironmentsFitsThirtyLinesOfAHundredColumns)
   // Every case x environment: its figure, the overhead with its interval
   // and the verdict (the baseline says it is one).
   const std::regex row(R"(^  (\S+)\s+([0-9]+\.[0-9]+)  (.+?)(?:  (\S.*))?$)");
-  for (const auto& [title, per_case] : {std::pair{std::string(kFcn), 0}, std::pair{std::string("startup"), 1}}) {
-    const auto rows = block(lines, title);
+  for (const auto& [title, per_case] : {std::pair{std::string(kDefaultTraining), 0}, std::pair{std::string("startup"), 1}}) {
+    const auto rows = case_block(lines, title);
     ASSERT_EQ(rows.size() >= kEnvs.size() + 2, true) << console;
     for (const auto& env : kEnvs) {
       const auto found = std::find_if(rows.begin() + 2, rows.end(),
@@ -150,11 +150,11 @@ TEST(Answer, StartUpIsSaidInMillisecondsAddedNeverAsAPercentageOrARatio) {
       EXPECT_FALSE(std::regex_search(figures, percent_or_ratio)) << where << ": " << line;
     }
   };
-  const auto answer = lines_of(render_answer(a, "details"));
-  expect_none(block(answer, "startup"), "the answer");
+  const auto answer = answer_lines(render_answer(a, "details"));
+  expect_none(case_block(answer, "startup"), "the answer");
 
   // The full console: start-up's table, comparisons and summary row.
-  const auto details = lines_of(render_console(a));
+  const auto details = answer_lines(render_console(a));
   std::vector<std::string> startup_lines;
   for (const auto& line : details)
     if (line.find(" vs host:") != std::string::npos && line.find("per start") != std::string::npos)
@@ -167,7 +167,7 @@ TEST(Answer, StartUpIsSaidInMillisecondsAddedNeverAsAPercentageOrARatio) {
   // The Markdown's start-up rows, and the HTML's answer for start-up.
   Manifest manifest = default_suite_manifest(8).get<Manifest>();
   std::vector<std::string> md_rows;
-  for (const auto& line : lines_of(render_markdown(a, manifest)))
+  for (const auto& line : answer_lines(render_markdown(a, manifest)))
     if (line.find("per start") != std::string::npos) md_rows.push_back(line);
   expect_none(md_rows, "the Markdown");
   const std::string html = render_html(a, manifest);
