@@ -120,6 +120,11 @@ struct CaseAnalysis {
   std::map<std::string, std::vector<LikelyCause>> likely_causes;
   // `dlcbench explain`: each ablated feature's share of the overhead.
   std::optional<CaseAblation> ablation;
+  const Overhead* overhead_of(const std::string& env) const {
+    for (const auto& o : overheads)
+      if (o.env == env) return &o;
+    return nullptr;
+  }
   const Explanation* explanation_of(const std::string& env) const {
     for (const auto& e : explanations)
       if (e.env == env) return &e;

@@ -245,9 +245,10 @@ std::vector<Mismatch> compare_command_fingerprints(const nlohmann::json& baselin
   return out;
 }
 
+bool stops_comparison(const Mismatch& m) { return m.blocking && !m.requested && !m.possible_cause; }
+
 bool stops_comparison(const std::vector<Mismatch>& mismatches) {
-  return std::any_of(mismatches.begin(), mismatches.end(),
-                     [](const Mismatch& m) { return m.blocking && !m.requested && !m.possible_cause; });
+  return std::any_of(mismatches.begin(), mismatches.end(), [](const Mismatch& m) { return stops_comparison(m); });
 }
 
 std::string describe_mismatch(const Mismatch& m, const std::string& baseline_env, const std::string& other_env) {

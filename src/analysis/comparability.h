@@ -46,6 +46,9 @@ std::vector<Mismatch> compare_command_fingerprints(const nlohmann::json& baselin
 // True when a mismatch nobody asked for could change the speed. Differences
 // in isolation (possible causes) never stop a comparison.
 bool stops_comparison(const std::vector<Mismatch>& mismatches);
+// One difference that stops it: blocking, asked for by nobody, and not one
+// containers have by design.
+bool stops_comparison(const Mismatch& mismatch);
 
 // One mismatch in words: "blas/core: host has Zen, docker has Haswell (not asked for; fix: ...)".
 std::string describe_mismatch(const Mismatch& m, const std::string& baseline_env, const std::string& other_env);

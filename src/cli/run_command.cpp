@@ -159,7 +159,8 @@ int run(const RunOptions& o, const std::vector<std::string>& command_line) {
   const PlannedRun planned = plan_run(request);
   if (request.dry_run) {
     print_plan(planned.plan);
-    std::cout << "estimate: " << estimate_words(estimate_wall_time(planned.plan, request.out), request.out) << "\n";
+    const std::filesystem::path earlier = earlier_runs_folder(request);
+    std::cout << "estimate: " << estimate_words(estimate_wall_time(planned.plan, earlier), earlier) << "\n";
     return kExitOk;
   }
   if (request.on_slurm) return run_on_slurm(o, planned.plan, command_line);

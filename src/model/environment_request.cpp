@@ -32,6 +32,15 @@ EnvironmentRequest with_options_parsed(EnvironmentRequest request) {
 
 }  // namespace
 
+// "host#2": the second of two identical environments (`--envs host,host`).
+std::string without_copy_suffix(const std::string& text) {
+  const auto hash = text.rfind('#');
+  if (hash == std::string::npos || hash + 1 == text.size()) return text;
+  for (std::size_t i = hash + 1; i < text.size(); ++i)
+    if (!std::isdigit(static_cast<unsigned char>(text[i]))) return text;
+  return text.substr(0, hash);
+}
+
 std::vector<std::string> environment_names() {
   return {"host", "docker", "podman", "runc", "crun", "runsc", "charliecloud", "chroot"};
 }
@@ -40,15 +49,6 @@ std::string runtime_program(const std::string& environment) {
   if (environment == "host") return "";
   if (environment == "charliecloud") return "ch-run";
   return environment;
-}
-
-// "host#2": the second of two identical environments (`--envs host,host`).
-std::string without_copy_suffix(const std::string& text) {
-  const auto hash = text.rfind('#');
-  if (hash == std::string::npos || hash + 1 == text.size()) return text;
-  for (std::size_t i = hash + 1; i < text.size(); ++i)
-    if (!std::isdigit(static_cast<unsigned char>(text[i]))) return text;
-  return text.substr(0, hash);
 }
 
 EnvironmentRequest parse_environment_request(const std::string& label) {

@@ -28,6 +28,9 @@ EnvironmentRequest with_container_option(EnvironmentRequest request, const std::
 // Throws UsageError naming the valid environments or options. A "#N"
 // suffix (a repeat's label) is kept in `text` and ignored otherwise.
 EnvironmentRequest parse_environment_request(const std::string& text);
+// The label without its copy number: "host#2" (the second of `--envs
+// host,host`) is "host"; a label without one is itself.
+std::string without_copy_suffix(const std::string& label);
 // The value of --envs: "host,docker:cpuset=0-3,6,memory=4g,podman". A comma
 // starts a new environment only where a known environment name follows, so
 // options (and CPU lists) may hold commas. An environment listed again is

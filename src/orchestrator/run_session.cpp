@@ -558,7 +558,7 @@ SessionEnd run_new_session(const RunRequest& o, const PlannedRun& planned, std::
                            counted(static_cast<std::size_t>(planned.threads), "thread", "threads"), dir.string());
   if (plan.ablation)
     for (const auto& why : plan.ablation->left_out) std::cerr << "note: explain: left out " << why << "\n";
-  const fs::path earlier_runs = dir.parent_path();
+  const fs::path earlier_runs = earlier_runs_folder(o);
   std::cerr << "estimate: " << estimate_words(estimate_wall_time(plan, earlier_runs), earlier_runs) << "\n";
   return measure(session, results);
 }

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/statistics.h"
+#include "model/environment_request.h"
 
 namespace dlcbench {
 namespace {
@@ -17,11 +18,6 @@ namespace {
 namespace fs = std::filesystem;
 
 using LaunchCell = std::pair<std::string, std::string>;  // case id, environment label without "#N"
-
-std::string label_without_copy(const std::string& label) {
-  const auto hash = label.rfind('#');
-  return hash == std::string::npos ? label : label.substr(0, hash);
-}
 
 // Run folders (those with a results.jsonl), newest first by the file's time.
 std::vector<fs::path> newest_runs(const fs::path& root, std::size_t max_runs) {
@@ -52,7 +48,7 @@ std::size_t read_launch_times(const fs::path& results, std::map<LaunchCell, std:
     if (wall == record.end() || !wall->is_number() || !(wall->get<double>() > 0)) continue;
     if (!record.contains("case") || !record["case"].is_string() || !record.contains("env") || !record["env"].is_string())
       continue;
-    times[{record["case"].get<std::string>(), label_without_copy(record["env"].get<std::string>())}].push_back(
+    times[{record["case"].get<std::string>(), without_copy_suffix(record["env"].get<std::string>())}].push_back(
         wall->get<double>());
     ++read;
   }
@@ -70,12 +66,16 @@ WallTimeEstimate estimate_wall_time(const Plan& plan, const fs::path& results_ro
   for (const auto& c : plan.cases)
     for (const auto& env : plan.environments) {
       ++e.cells;
-      const auto found = times.find({c.id(), label_without_copy(env.text)});
+      const auto found = times.find({c.id(), without_copy_suffix(env.text)});
       if (found == times.end()) continue;
       ++e.cells_known;
       e.seconds += median(found->second) * plan.runs;
     }
   return e;
+}
+
+std::filesystem::path earlier_runs_folder(const RunRequest& request) {
+  return request.run_folder.empty() ? request.out : request.run_folder.parent_path();
 }
 
 std::string estimate_words(const WallTimeEstimate& e, const fs::path& results_root) {

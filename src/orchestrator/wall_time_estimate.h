@@ -10,6 +10,7 @@
 #include <string>
 
 #include "model/plan.h"
+#include "orchestrator/run_request.h"
 
 namespace dlcbench {
 
@@ -25,6 +26,10 @@ struct WallTimeEstimate {
 // the label's "#N" suffix is ignored, so calibrate's host#2 counts as host.
 WallTimeEstimate estimate_wall_time(const Plan& plan, const std::filesystem::path& results_root,
                                     std::size_t max_runs = 20);
+
+// Where a run of `request` writes its folder, beside the earlier runs the
+// estimate reads: --out, or the parent of --run-folder.
+std::filesystem::path earlier_runs_folder(const RunRequest& request);
 
 // "about 21 min (each case and environment as measured in 3 earlier runs
 // in results), plus preparing the environments", or "no estimate yet: no

@@ -8,7 +8,6 @@
 #include <fmt/format.h>
 
 #include "analysis/ablation_shares.h"
-#include "analysis/noise_floor.h"
 #include "core/words.h"
 #include "report/figures.h"
 
@@ -33,15 +32,9 @@ double shown_figure(const CaseAnalysis& c, double seconds) {
   return seconds;
 }
 
-const Overhead* overhead_of(const CaseAnalysis& c, const std::string& env) {
-  for (const auto& o : c.overheads)
-    if (o.env == env) return &o;
-  return nullptr;
-}
-
 std::vector<Cell> answer_cells(const Analysis& a, const CaseAnalysis& c, const EnvironmentStats& e) {
   if (e.env == a.baseline) return {"baseline", ""};
-  const Overhead* o = overhead_of(c, e.env);
+  const Overhead* o = c.overhead_of(e.env);
   if (!o) {
     if (e.failed_launches)
       return {"n/a", "no data: " + counted(static_cast<std::size_t>(e.failed_launches), "failed launch",
@@ -56,7 +49,6 @@ std::vector<Cell> answer_cells(const Analysis& a, const CaseAnalysis& c, const E
 AnswerMark mark_of(const Overhead& o) {
   AnswerMark m;
   m.env = o.env;
-  m.compared = o.compared;
   m.significant = is_significant(o.verdict);
   if (o.headline.form == Headline::Form::time_added) {
     m.value = 1e3 * o.added.difference;
@@ -76,7 +68,7 @@ AnswerMark mark_of(const Overhead& o) {
 std::string why_line(const CaseAnalysis& c, const Overhead& o, const std::string& baseline) {
   if (!o.compared)
     for (const auto& m : o.mismatches)
-      if (m.blocking && !m.requested && !m.possible_cause)
+      if (stops_comparison(m))
         return fmt::format("{} is not compared: {}: {} has {}, {} has {}; fix: {}", o.env, m.field, baseline,
                            m.baseline_value, o.env, m.other_value, m.fix);
   if (!is_significant(o.verdict) || !o.compared) return "";
@@ -104,7 +96,6 @@ std::string why_line(const CaseAnalysis& c, const Overhead& o, const std::string
 
 AnswerCase answer_case(const Analysis& a, const CaseAnalysis& c, std::vector<std::string>& allowed) {
   AnswerCase ac;
-  ac.analysis = &c;
   ac.title = c.case_id;
   ac.unit = unit_words(c);
   ac.table.header = {"environment", figure_header(c), "overhead (95% CI)", "verdict"};
@@ -114,13 +105,12 @@ AnswerCase answer_case(const Analysis& a, const CaseAnalysis& c, std::vector<std
     ac.table.header[2] = fmt::format("added per {} (95% CI)", c.overheads.front().headline.terms.per);
   }
   for (const auto& e : c.envs) {
-    const Overhead* o = overhead_of(c, e.env);
+    const Overhead* o = c.overhead_of(e.env);
     const bool flagged = o && o->mismatch_allowed;
     if (flagged && std::find(allowed.begin(), allowed.end(), e.env) == allowed.end()) allowed.push_back(e.env);
+    const double figure = shown_figure(c, e.runs.mean);
     std::vector<Cell> row{e.env + (flagged ? "!" : ""),
-                          e.runs.n ? format_figure(shown_figure(c, e.runs.mean),
-                                                   figure_decimals(shown_figure(c, e.runs.mean)))
-                                   : "n/a"};
+                          e.runs.n ? format_figure(figure, figure_decimals(figure)) : "n/a"};
     for (auto& cell : answer_cells(a, c, e)) row.push_back(std::move(cell));
     ac.table.rows.push_back(std::move(row));
     if (o && o->compared) ac.marks.push_back(mark_of(*o));
@@ -198,9 +188,7 @@ Answer build_answer(const Analysis& analysis) {
       if (kind_of(c) == kind) answer.cases.push_back(answer_case(analysis, c, answer.mismatch_allowed));
   answer.shared_differences = shared_isolation_differences(analysis);
   answer.disturbed = disturbed_words(analysis);
-  if (analysis.calibration)
-    for (const auto& n : noise_floors(analysis, analysis.precision))
-      for (auto& line : noise_floor_lines(n)) answer.noise_floor.push_back(std::move(line));
+  answer.noise_floor = noise_floor_report(analysis);
   answer.notes = analysis.notes;
   return answer;
 }

@@ -24,11 +24,9 @@ struct AnswerMark {
   double low = std::numeric_limits<double>::quiet_NaN();
   double high = std::numeric_limits<double>::quiet_NaN();
   bool significant = false;
-  bool compared = true;
 };
 
 struct AnswerCase {
-  const CaseAnalysis* analysis = nullptr;
   std::string title;     // the case id: "fcn5/torch/cpu/b64"
   std::string unit;      // "s/batch, lower is better", "ms per start, lower is better"
   Headline::Form form = Headline::Form::change;

@@ -360,10 +360,16 @@ Report build_report(const Analysis& analysis, const Manifest& manifest) {
   for (CaseKind kind : kCaseKinds)
     for (const auto& c : analysis.cases)
       if (kind_of(c) == kind) r.cases.push_back(case_section(analysis, c));
+  r.noise_floor = noise_floor_report(analysis);
+  return r;
+}
+
+std::vector<std::string> noise_floor_report(const Analysis& analysis) {
+  std::vector<std::string> lines;
   if (analysis.calibration)
     for (const auto& n : noise_floors(analysis, analysis.precision))
-      for (auto& line : noise_floor_lines(n)) r.noise_floor.push_back(std::move(line));
-  return r;
+      for (auto& line : noise_floor_lines(n)) lines.push_back(std::move(line));
+  return lines;
 }
 
 }  // namespace dlcbench

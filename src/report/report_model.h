@@ -243,5 +243,8 @@ struct Report {
 };
 
 Report build_report(const Analysis& analysis, const Manifest& manifest);
+// `dlcbench calibrate`: the machine's noise floor per case, in lines; none
+// for another run.
+std::vector<std::string> noise_floor_report(const Analysis& analysis);
 
 }  // namespace dlcbench

@@ -25,12 +25,6 @@ Cell phrases_cell(const std::vector<Phrase>& phrases) {
 
 namespace {
 
-const Overhead* find_overhead(const CaseAnalysis& c, const std::string& env) {
-  for (const auto& o : c.overheads)
-    if (o.env == env) return &o;
-  return nullptr;
-}
-
 // The verdict's figure and interval, then the mean's: "+3.1% (95% CI +1.2%
 // .. +5.0%); mean +3.4% (95% CI +0.9% .. +6.0%)", or "not compared".
 // Both as changes of the case's own figure (a rate's: fewer per second is
@@ -78,7 +72,7 @@ std::vector<std::string> environments_of(const Analysis& a, CaseKind kind) {
 // baseline is named as such; an environment without runs says why).
 std::vector<Cell> comparison_cells(const Analysis& analysis, const CaseAnalysis& c, const EnvironmentStats& e) {
   if (e.env == analysis.baseline) return {"baseline", ""};
-  if (const Overhead* o = find_overhead(c, e.env)) {
+  if (const Overhead* o = c.overhead_of(e.env)) {
     // A near-zero baseline (start-up) is said in time added alone: its share is noise.
     if (o->headline.form == Headline::Form::time_added)
       return {phrases_cell({{"", added_time_words(*o)}}), verdict_cell(*o)};
@@ -267,7 +261,7 @@ Table console_summary_table(const Analysis& analysis, CaseKind kind) {
         const FigureSummary f = figure_summary(c, e->runs);
         cell = c.micro ? format_figure(f.mean, figure_decimals(f.mean)) : format_seconds(e->runs.mean);
       }
-      if (const Overhead* o = find_overhead(c, name)) cell += !o->compared ? " not compared" : " " + percent_mark(*o);
+      if (const Overhead* o = c.overhead_of(name)) cell += !o->compared ? " not compared" : " " + percent_mark(*o);
       row.emplace_back(std::move(cell));
     }
     t.rows.push_back(std::move(row));
@@ -337,7 +331,7 @@ Table backend_table(const Analysis& analysis) {
       std::vector<Cell> row = {g.network, r.analysis->spec.backend, format_seconds(r.baseline_seconds),
                                r.vs_fastest > 0 ? fmt::format("{:.2f}x", r.vs_fastest) : "n/a"};
       for (const auto& e : envs) {
-        const Overhead* o = find_overhead(*r.analysis, e);
+        const Overhead* o = r.analysis->overhead_of(e);
         row.push_back(o ? overhead_cell(*o) : Cell("n/a"));
       }
       t.rows.push_back(std::move(row));
@@ -364,7 +358,7 @@ Table console_backend_table(const Analysis& analysis) {
                                r.baseline_seconds > 0 ? format_seconds(r.baseline_seconds) : "n/a",
                                r.vs_fastest > 0 ? fmt::format("{:.2f}x", r.vs_fastest) : "n/a"};
       for (const auto& e : envs) {
-        const Overhead* o = find_overhead(*r.analysis, e);
+        const Overhead* o = r.analysis->overhead_of(e);
         row.emplace_back(o && o->compared ? percent_mark(*o) : "n/a");
       }
       t.rows.push_back(std::move(row));
