@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <numeric>
 #include <optional>
 #include <set>
 
@@ -97,6 +98,8 @@ void add_run(EnvironmentStats& es, const CollectedRun& run) {
   if (run.counters) es.run_counters.push_back(*run.counters);
   if (run.samples->startup_seconds) es.startup_seconds.push_back(*run.samples->startup_seconds);
   es.batch_seconds.insert(es.batch_seconds.end(), run.samples->measured.begin(), run.samples->measured.end());
+  if (run.samples->data_wait_seconds)
+    es.data_wait_seconds = es.data_wait_seconds.value_or(0) + *run.samples->data_wait_seconds;
   if (!es.first_loss && !run.samples->losses.empty()) {
     es.first_loss = run.samples->losses.front();
     es.last_loss = run.samples->losses.back();
@@ -202,6 +205,8 @@ void summarize_environments(CaseAnalysis& ca, std::vector<std::string>& notes) {
     es.outlier_runs = outlier_indices(es.run_values);
     es.outliers_assessed = es.run_values.size() >= kMinOutlierSample;
     es.p99_seconds = percentile(es.batch_seconds, 0.99);
+    const double measured = std::accumulate(es.batch_seconds.begin(), es.batch_seconds.end(), 0.0);
+    if (es.data_wait_seconds && measured > 0) es.data_wait_share = *es.data_wait_seconds / measured;
   }
   if (!ca.micro) return;
   // Every environment did the same work per operation, or the figures

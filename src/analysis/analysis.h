@@ -72,6 +72,10 @@ struct EnvironmentStats {
   double p99_seconds = 0;
   std::string fs_type;
   std::optional<double> estimated_limit;  // in the figure's unit (run_records.h)
+  // loader: the share of the measured time the training step waited for
+  // data, over the runs kept; nullopt for the other workloads.
+  std::optional<double> data_wait_share;
+  std::optional<double> data_wait_seconds;  // its numerator, summed as runs are added
   // The counters of each successful launch that recorded its accounting.
   std::vector<LaunchCounters> run_counters;
   // A user's command with --metric: each successful launch's start-up, from

@@ -81,6 +81,7 @@ void fold_case_record(Analysis& a, FoldedLaunches& f, EnvironmentStats& es, cons
       p.measured.push_back(r.seconds);
       if (r.work) es.work = *r.work;
       if (r.loss) p.losses.push_back(*r.loss);
+      if (r.data_wait_seconds) p.data_wait_seconds = p.data_wait_seconds.value_or(0) + *r.data_wait_seconds;
     }
   } else if (r.type == "accounting") {
     f.unfinished[key].accounting = record;

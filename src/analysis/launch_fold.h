@@ -22,6 +22,9 @@ namespace dlcbench {
 
 struct LaunchSamples {
   std::vector<double> measured, warmups, losses;
+  // loader: the measured samples' time waiting for data, summed; nullopt
+  // when they say nothing of it.
+  std::optional<double> data_wait_seconds;
   // The launch's "accounting" record (core/accounting.h), when it wrote one.
   std::optional<nlohmann::json> accounting;
   // A user's command with --metric: seconds from its start to the line that

@@ -149,8 +149,9 @@ FingerprintPaths fingerprint_paths(const WorkerOptions& o) {
 // timed operation, with the work it did so reports can give GFLOP/s or GB/s.
 int run_micro_worker(const WorkerOptions& o, const MicroWorkloadInfo& info, std::optional<PhaseAccounting>& accounting) {
   CaseSpec spec = o.spec;
-  spec.backend = "none";  // as planned: a micro-benchmark has no back end or mini-batch
-  spec.batch = 0;
+  spec.backend = "none";  // as planned: a micro-benchmark has no back end or mini-batch (but the loader's)
+  const bool loader = spec.workers > 0;
+  if (!loader) spec.batch = 0;
   if (spec.size < 1) throw UsageError(fmt::format("{} needs --size (a matrix order, elements or bytes)", info.name));
   const nlohmann::json allocator = pin_allocator_settings();
   auto fingerprint = environment_fingerprint(fingerprint_paths(o));
@@ -162,7 +163,13 @@ int run_micro_worker(const WorkerOptions& o, const MicroWorkloadInfo& info, std:
   }
   if (info.io && o.path.empty()) throw UsageError(fmt::format("{} needs --path: the folder to write in", info.name));
   Stopwatch setup_clock;
-  auto benchmark = info.make(micro_params(spec, o.path));
+  MicroParams params = micro_params(spec, o.path);
+  if (loader) {
+    if (o.data == kSyntheticData)
+      throw UsageError("loader reads a data set's files: give --data (see `dlcbench data fetch`)");
+    params.examples = open_example_reader(spec.variant, o.data);
+  }
+  auto benchmark = info.make(params);
   fingerprint["case_spec"] = spec;
   // Again, now that the benchmark has loaded what it uses (cuBLAS and the
   // CUDA runtime for the GPU ones), so those are compared too.

@@ -27,6 +27,8 @@ std::string byte_label(std::int64_t bytes) {
 std::string CaseSpec::id() const {
   if (workload == "startup") return workload;  // no back end, device or batch
   if (is_command()) return "cmd:" + command.name;
+  if (micro() && workers > 0)
+    return fmt::format("{}/{}/w{}/p{}/b{}/e{}", workload, variant, workers, prefetch, batch, size);
   if (micro()) {
     std::string id = workload;
     if (!variant.empty()) id += "/" + variant;
@@ -54,6 +56,12 @@ void check_worker_case_counts(const CaseSpec& spec) {
   in("--threads", spec.threads, 1, kMaxThreads);
   in("--iters", spec.iters, 1, kMaxIters);
   in("--warmup", spec.warmup, 0, kMaxIters);
+  if (spec.micro() && spec.workers > 0) {
+    in("loader workers=", spec.workers, 1, kMaxLoaderWorkers);
+    in("loader prefetch=", spec.prefetch, 1, kMaxLoaderPrefetch);
+    in("loader batch=", spec.batch, 1, kMaxBatch);
+    return;
+  }
   if (spec.micro()) return;
   if (spec.batch < 1 || spec.batch > kMaxBatch)
     throw UsageError(fmt::format("batch size {} is out of range: give --batch from 1 to {}", spec.batch, kMaxBatch));
@@ -73,6 +81,10 @@ void to_json(nlohmann::json& j, const CaseSpec& c) {
     j["block"] = c.block;
     j["io_mode"] = c.io_mode;
     j["io_target"] = c.io_target;
+    if (c.workers > 0) {
+      j["workers"] = c.workers;
+      j["prefetch"] = c.prefetch;
+    }
   }
 }
 
@@ -120,6 +132,8 @@ void from_json(const nlohmann::json& j, CaseSpec& c) {
   c.block = whole_number<std::int64_t>(j, "block", std::int64_t{0});
   c.io_mode = j.value("io_mode", std::string());
   c.io_target = j.value("io_target", std::string());
+  c.workers = whole_number<int>(j, "workers", 0);
+  c.prefetch = whole_number<int>(j, "prefetch", 0);
   if (c.is_command()) j.at("command").get_to(c.command);
 }
 

@@ -33,6 +33,10 @@ struct CaseSpec {
   std::int64_t block = 0;  // io: bytes per request
   std::string io_mode;    // io-seq: "direct" or "buffered"
   std::string io_target;  // io: "rootfs", "tmpfs" or a host folder (see micro_workloads.h)
+  // loader: its worker processes and the batches each prepares ahead; its
+  // examples per batch are `batch`, its data set `variant`, its edge `size`.
+  int workers = 0;
+  int prefetch = 0;
 
   // A user's command (workload "command"); empty argv otherwise.
   CommandSpec command;
@@ -42,7 +46,8 @@ struct CaseSpec {
 
   // Identifies the case in results and reports, e.g. "fcn5/torch/cpu/b64",
   // with "/disk" appended when batches are read from disk;
-  // "gemm/sgemm/n4096", "io-seq/read/direct/bs1M/256M@rootfs"; "cmd:train"
+  // "gemm/sgemm/n4096", "io-seq/read/direct/bs1M/256M@rootfs";
+  // "loader/cifar10/w4/p2/b128/e112"; "cmd:train"
   // for a user's command.
   std::string id() const;
   // Arguments that make `dlcbench worker` run this case: `worker --case

@@ -19,6 +19,13 @@ inline constexpr long kMaxBatch = 65536;
 inline constexpr long kMaxStarts = 10000;
 // A micro-benchmark's size (a matrix order, elements, or a file's bytes): 1 TiB.
 inline constexpr long kMaxMicroSize = 1L << 40;
+// The loader's worker processes and the batches each prepares ahead: a
+// DataLoader rarely has more than a few dozen workers, and each batch ahead
+// holds shared memory.
+inline constexpr long kMaxLoaderWorkers = 256;
+inline constexpr long kMaxLoaderPrefetch = 64;
+// The loader's output image edge in pixels.
+inline constexpr long kMaxLoaderEdge = 1024;
 // --case-timeout: a week.
 inline constexpr double kMaxCaseTimeoutSeconds = 7 * 24 * 3600.0;
 

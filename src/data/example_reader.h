@@ -9,18 +9,9 @@
 #include <memory>
 #include <string>
 
-namespace dlcbench {
+#include "core/example_reader.h"
 
-class ExampleReader {
- public:
-  virtual ~ExampleReader() = default;
-  virtual std::size_t count() const = 0;
-  virtual std::size_t example_size() const = 0;  // floats per example
-  // Reads training example `index`, normalised exactly as the in-memory
-  // loader does, into out[0 .. example_size()), and returns its label.
-  // Throws DataError naming the file if the read fails or comes up short.
-  virtual std::int64_t read(std::size_t index, float* out) = 0;
-};
+namespace dlcbench {
 
 // dataset: "mnist" or "cifar10"; location as for the in-memory loaders.
 // Throws UsageError for a data set that cannot be read per example.

@@ -53,6 +53,9 @@ ResultRecord read_result_record(const json& r) {
     for (auto [key, out] : {std::pair{"work", &rec.work}, std::pair{"loss", &rec.loss}})
       if (const auto it = r.find(key); it != r.end() && it->is_number() && std::isfinite(it->get<double>()))
         *out = it->get<double>();
+    if (const json* wait = nested(r, "detail", "data_wait_seconds");
+        wait && wait->is_number() && std::isfinite(wait->get<double>()) && wait->get<double>() >= 0)
+      rec.data_wait_seconds = wait->get<double>();
   } else if (rec.type == "command_startup") {
     const auto seconds = number_field(r, "seconds", where);
     if (!seconds || *seconds < 0)

@@ -27,6 +27,8 @@ struct ResultRecord {
   double seconds = 0;                    // finite, not negative (also a command_startup's)
   std::string phase;                     // "warmup" or the measured phase
   std::optional<double> work, loss;
+  // loader: how long the training step waited for its batches (detail)
+  std::optional<double> data_wait_seconds;
   // launch
   bool ok = false;
   std::string cause = "failed";

@@ -15,7 +15,8 @@
 namespace dlcbench {
 
 std::string launch_data(const Plan& plan, const CaseSpec& spec) {
-  return spec.micro() ? std::string(kSyntheticData) : plan.data;
+  // The loader is the one micro-benchmark that reads a data set.
+  return spec.micro() && spec.workers == 0 ? std::string(kSyntheticData) : plan.data;
 }
 
 namespace {

@@ -22,6 +22,7 @@
 #include "orchestrator/plan.h"
 #include "runtimes/environment.h"
 #include "workloads/micro/external_tools.h"
+#include "workloads/loader/loader.h"
 #include "workloads/micro/micro_workloads.h"
 #include "workloads/registry.h"
 
@@ -347,14 +348,19 @@ void check_data(const Plan& plan) {
   std::set<std::string> checked;
   for (const auto& c : plan.cases) {
     const WorkloadInfo* workload = find_workload(c.workload);
-    if (!workload) continue;  // startup: no data
-    if (!checked.insert(workload->model.dataset).second) continue;
-    check_training_data(workload->model.data_need(), plan.data);
+    const bool loader = c.workload == kLoaderWorkload;
+    if (!workload && !loader) continue;  // startup and the other micro-benchmarks: no data
+    const DataNeed need = loader ? loader_data_need(c.variant) : workload->model.data_need();
+    if (!checked.insert(need.dataset).second) continue;
+    if (loader && plan.data == kSyntheticData)
+      throw UsageError(fmt::format("{} reads the {} files in worker processes, as a DataLoader does; synthetic data "
+                                   "has none: give --data, or fetch the set with `dlcbench data fetch {}`",
+                                   c.id(), need.dataset, need.dataset));
+    check_training_data(need, plan.data);
     if (plan.data == kSyntheticData) continue;
     // Files changed since `data fetch` checked them still load, and would be
     // measured and reported as the data set: say so before the run.
-    const std::string changed =
-        installed_files_changed(workload->model.dataset, training_data_folder(workload->model.data_need(), plan.data));
+    const std::string changed = installed_files_changed(need.dataset, training_data_folder(need, plan.data));
     if (!changed.empty()) std::cerr << "warning: " << changed << "\n";
   }
 }

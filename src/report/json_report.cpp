@@ -372,6 +372,7 @@ json analysis_json(const Analysis& analysis, const Manifest& manifest) {
         ej["fs_type"] = e.fs_type.empty() ? json(nullptr) : json(e.fs_type);
         ej["estimated_limit"] = e.estimated_limit ? number(*e.estimated_limit) : json(nullptr);
         ej["fraction_of_limit"] = number(fraction_of_limit(c, e));
+        ej["data_wait_share"] = e.data_wait_share ? number(*e.data_wait_share) : json(nullptr);
       }
       cj["envs"].push_back(std::move(ej));
     }

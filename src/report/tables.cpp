@@ -112,6 +112,12 @@ void add_column(Table& t, std::string header, bool numeric) {
   t.numeric.push_back(numeric);
 }
 
+// The loader's: how much of the time the training step waited for its
+// batches, the figure that says whether the workers keep up.
+bool shows_data_wait(const CaseAnalysis& c) {
+  return std::any_of(c.envs.begin(), c.envs.end(), [](const auto& e) { return e.data_wait_share.has_value(); });
+}
+
 Table micro_detail_columns(const CaseAnalysis& c) {
   Table t;
   const std::string& u = c.figure_unit;
@@ -130,6 +136,7 @@ Table micro_detail_columns(const CaseAnalysis& c) {
   if (shows_file_system(c)) add_column(t, "file system", false);
   if (std::any_of(c.envs.begin(), c.envs.end(), [](const auto& e) { return e.estimated_limit; }))
     add_column(t, "mean of estimated limit", true);
+  if (shows_data_wait(c)) add_column(t, "waiting for data", true);
   add_column(t, "data", false);
   return t;
 }
@@ -161,6 +168,8 @@ std::vector<Cell> micro_detail_row(const CaseAnalysis& c, const EnvironmentStats
     row.emplace_back(std::isfinite(of_limit) ? fmt::format("{:.1f}% of {:.0f}", 100 * of_limit, *e.estimated_limit)
                                              : "n/a");
   }
+  if (shows_data_wait(c))
+    row.emplace_back(e.data_wait_share ? fmt::format("{:.1f}% of the time", 100 * *e.data_wait_share) : "n/a");
   row.emplace_back(e.fingerprint ? container_words(e) : "n/a");
   return row;
 }

@@ -68,6 +68,19 @@ TEST(Analysis, RunMeansAreTheStatisticalUnit) {
   EXPECT_TRUE(a.cases[0].envs[1].in_container);
 }
 
+TEST(Analysis, TheLoadersWaitForDataIsItsShareOfTheMeasuredTimeAndAbsentElsewhere) {
+  std::vector<json> r;
+  add_launch(r, "host", 1, {1.0, 3.0});
+  add_launch(r, "docker", 1, {2.0, 2.0});
+  // The samples' detail, as the loader writes it: 0.5 s and 1.5 s of 4 s.
+  r[2]["detail"] = {{"data_wait_seconds", 0.5}};
+  r[3]["detail"] = {{"data_wait_seconds", 1.5}};
+  const Analysis a = analyze(run_manifest(), r);
+  ASSERT_TRUE(a.cases[0].envs[0].data_wait_share.has_value());
+  EXPECT_DOUBLE_EQ(*a.cases[0].envs[0].data_wait_share, 0.5);
+  EXPECT_FALSE(a.cases[0].envs[1].data_wait_share.has_value());
+}
+
 TEST(Analysis, LaunchesTheManifestCountsButTheResultsLackAreNamed) {
   // Issue 18: a run whose manifest says "completed" but whose results.jsonl
   // is half gone (or empty) reported as complete, every cell n/a.

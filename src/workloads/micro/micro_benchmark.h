@@ -12,6 +12,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/example_reader.h"
+
 namespace dlcbench {
 
 // The parameters of one micro-benchmark case, as the worker receives them.
@@ -29,6 +31,12 @@ struct MicroParams {
   std::string path;        // io-seq, io-lat: the folder the scratch file goes in
   int threads = 1;         // BLAS / OpenMP threads
   std::uint64_t seed = 42;
+  // loader: examples per batch, worker processes, batches each asks ahead,
+  // and the data set's examples, opened by the worker command.
+  int batch = 0;
+  int workers = 0;
+  int prefetch = 0;
+  std::shared_ptr<ExampleReader> examples;
 };
 
 // One timed iteration.

@@ -22,6 +22,8 @@
 #include "workloads/micro/external_tools.h"
 #include "gpu/gpu_loader.h"
 #include "workloads/micro/tool_benchmarks.h"
+#include "workloads/loader/loader.h"
+#include "core/limits.h"
 
 namespace fs = std::filesystem;
 
@@ -128,6 +130,15 @@ const std::vector<MicroWorkloadInfo>& micro_workloads() {
       info("hpcc", "the HPC Challenge tool (hpcc, one process): HPL_Tflops, SingleDGEMM_Gflops or "
            "SingleSTREAM_Triad; each operation is a full hpcc run (about a minute at n=4096)", "GFLOP/s", true, 1e9,
            "mean", {"hpl", "dgemm", "stream"}, {{"n", "4096"}}, 0, 3, false, make_hpcc_tool),
+      // Data loading as a training job's DataLoader does it: worker processes,
+      // shared memory, a training step on every batch.
+      info(kLoaderWorkload,
+           "a DataLoader with worker processes: workers= processes read, decode and augment MNIST or CIFAR-10 "
+           "examples (random crop, flip, bilinear resize to edge=) and hand each batch over in its own POSIX "
+           "shared-memory segment in /dev/shm, prefetch= batches ahead each; a linear classifier trains on every "
+           "batch. Samples per second, and the time the step waited for data",
+           "samples/s", true, 1, "mean", {"mnist", "cifar10"},
+           {{"workers", "4"}, {"prefetch", "2"}, {"batch", "128"}, {"edge", "112"}}, 1, 10, false, make_loader),
       // On the GPU, through the CUDA plugin, loaded by the worker that runs them.
       info("gpu-gemm", "cuBLAS GEMM (cublasGemmEx) of square matrices on the GPU: FP32, TF32 (tensor cores), BF16 "
            "and FP16 (FP32 accumulation); about 100 ms of products per operation, CUDA events, results checked",
@@ -192,6 +203,10 @@ std::uint64_t micro_memory_bytes(const CaseSpec& spec) {
   else if (spec.workload == "stream") bytes = 3 * n * 8;
   else if (spec.workload == "hpcc") bytes = 1.25 * n * n * 8;
   else if (spec.workload == "gpu-gemm") bytes = 3 * n * n * 4;  // host: both inputs as floats, one staged
+  else if (spec.workload == kLoaderWorkload)  // the batches in flight, in shared memory, two mapped, and the
+    bytes = (spec.workers * spec.prefetch + 2.0) *   // classifier's weights, velocity and gradient (10 classes)
+                static_cast<double>(loader_batch_bytes(spec.variant, spec.batch, spec.size)) +
+            30.0 * static_cast<double>(loader_batch_bytes(spec.variant, 1, spec.size));
   else if (spec.workload == "gpu-copy") bytes = spec.variant == "d2d" ? (8 << 20) : n;  // host buffer  // HPL's matrix; its other tests are sized below it
   else bytes = 2.0 * static_cast<double>(spec.block);  // io: its buffers; the file is on its file system
   return static_cast<std::uint64_t>(bytes);
@@ -244,7 +259,19 @@ std::vector<CaseSpec> expand_micro_cases(const MicroRequest& request, const Micr
   base.seed = settings.seed;
   if (info.gpu) base.device = "gpu";
 
-  if (info.io) {
+  if (info.name == kLoaderWorkload) {
+    auto whole = [&](const char* key, long high) {
+      const std::int64_t v = parse_positive(info.name, key, option_or_default(request, info, key), false);
+      if (v > high)
+        throw UsageError(fmt::format("{}: {}={} is out of range: give a whole number from 1 to {}", info.name, key, v,
+                                     high));
+      return static_cast<int>(v);
+    };
+    base.workers = whole("workers", kMaxLoaderWorkers);
+    base.prefetch = whole("prefetch", kMaxLoaderPrefetch);
+    base.batch = whole("batch", kMaxBatch);
+    base.size = whole("edge", kMaxLoaderEdge);
+  } else if (info.io) {
     base.size = parse_positive(info.name, "size", option_or_default(request, info, "size"), true);
     base.block = parse_positive(info.name, "block", option_or_default(request, info, "block"), true);
     if (base.block % 512 != 0)
@@ -306,6 +333,9 @@ MicroParams micro_params(const CaseSpec& spec, const std::string& path) {
   p.path = path;
   p.threads = spec.threads;
   p.seed = spec.seed;
+  p.batch = spec.batch;
+  p.workers = spec.workers;
+  p.prefetch = spec.prefetch;
   return p;
 }
 
