@@ -114,6 +114,10 @@ const std::vector<ComparedField>& compared_fields() {
         {"/isolation/shm_bytes", false,
          "/dev/shm has another size (Docker and Podman give a container 64 MiB): give the container the host's size "
          "with shm=SIZE (e.g. shm=1g), or the host's own /dev/shm with ipc=host"},
+        {"/isolation/user_namespace", false,
+         "the worker runs in a user namespace (rootless Podman or Docker map the container's IDs to a user's "
+         "subordinate IDs): file-system permission checks and some system calls go through the mapping; compare "
+         "with a rootful engine (leave out rootless=) to see what it costs"},
         {"/isolation/memlock_soft", false,
          "the locked-memory limit differs: give the container the host's (docker/podman run --ulimit "
          "memlock=SOFT:HARD, -1 for unlimited), or change the host's with `ulimit -l`"},

@@ -3,11 +3,14 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include <cstdint>
+#include <fstream>
 #include <sstream>
 #include <string_view>
 #include <vector>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "core/errors.h"
 #include "core/file_system.h"
@@ -114,6 +117,17 @@ std::optional<std::string> file_system_type(const isolation_fs::path& path, cons
   }
 }
 
+std::optional<std::string> user_namespace_map(const isolation_fs::path& root) {
+  std::ifstream in(root / "proc/self/uid_map");
+  if (!in) return std::nullopt;
+  std::vector<std::string> ranges;
+  std::uint64_t inside = 0, outside = 0, count = 0;
+  while (in >> inside >> outside >> count) ranges.push_back(fmt::format("{}:{}:{}", inside, outside, count));
+  if (ranges.empty()) return std::nullopt;
+  if (ranges.size() == 1 && ranges[0] == "0:0:4294967295") return "none";
+  return fmt::format("{}", fmt::join(ranges, ","));
+}
+
 std::map<std::string, std::string> thread_variables() {
   static constexpr std::string_view kPrefixes[] = {"OMP_", "MKL_", "OPENBLAS_", "KMP_", "GOMP_"};
   std::map<std::string, std::string> out;
@@ -146,6 +160,8 @@ nlohmann::json isolation_fingerprint(const std::string& seccomp, const std::map<
   j["ipc_namespace"] = isolation_optional(ipc_namespace(root));
   j["net_namespace"] = isolation_optional(own_namespace("net", root));
   j["pid_namespace"] = isolation_optional(own_namespace("pid", root));
+  // Compared: rootless runtimes map IDs through a user namespace.
+  j["user_namespace"] = isolation_optional(user_namespace_map(root));
   const auto memlock = memlock_limits();
   j["memlock_soft"] = memlock.soft;
   j["memlock_hard"] = memlock.hard;

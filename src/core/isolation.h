@@ -80,6 +80,12 @@ std::optional<std::string> transparent_hugepages(const std::string& setting,
 std::optional<std::string> file_system_type(const std::filesystem::path& path,
                                             const std::filesystem::path& root = "/");
 
+// The user namespace's ID mapping, from root/proc/self/uid_map: "none" in the
+// first (initial) namespace, whose map is the identity over every ID; else
+// its ranges as "inside:outside:count" joined by commas, e.g.
+// "0:1001:1,1:100000:65536" for rootless Podman. nullopt when unreadable.
+std::optional<std::string> user_namespace_map(const std::filesystem::path& root = "/");
+
 // Every environment variable whose name starts with OMP_, MKL_, OPENBLAS_,
 // KMP_ or GOMP_, by name (sorted), with its value.
 std::map<std::string, std::string> thread_variables();

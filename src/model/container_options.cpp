@@ -1,6 +1,7 @@
 #include "model/container_options.h"
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <regex>
@@ -43,6 +44,8 @@ const std::vector<OptionInfo>& all_options() {
       {"network", "network=MODE    network: none (default), host or bridge"},
       {"seccomp", "seccomp=PROFILE seccomp profile: unconfined or a JSON file; for runc, crun and runsc also "
                   "default (Podman's default profile, /usr/share/containers/seccomp.json; their bundles have none by default)"},
+      {"rootless", "rootless=USER   podman: run Podman rootless as USER, a user with subordinate IDs (as root; "
+                   "scripts/rootless-user.sh makes dlcbench-rootless), or as yourself when dlcbench runs unprivileged"},
       {"gpus", "gpus=MODE       GPU access for GPU cases: auto (default: the NVIDIA container toolkit where installed, "
                "else device nodes), all (the toolkit), nodes (dlcbench passes /dev/nvidia* and the driver libraries), "
                "none"},
@@ -86,7 +89,8 @@ const std::vector<std::string>& option_keys(const std::string& environment) {
       {"docker",
        {"image", "runtime", "cpus", "cpuset", "memory", "shm", "ipc", "pid", "network", "seccomp", "scratch", "gpus"}},
       {"podman",
-       {"image", "runtime", "cpus", "cpuset", "memory", "shm", "ipc", "pid", "network", "seccomp", "scratch", "gpus"}},
+       {"image", "runtime", "cpus", "cpuset", "memory", "shm", "ipc", "pid", "network", "seccomp", "scratch", "gpus",
+        "rootless"}},
       // The OCI runtimes run a bundle without a network stack of their own:
       // "none" is a fresh network namespace, "host" shares the host's.
       {"runc", {"rootfs", "cpus", "cpuset", "memory", "shm", "ipc", "pid", "network", "seccomp", "scratch", "gpus"}},
@@ -222,6 +226,15 @@ ContainerOptions parse_container_options(const std::string& env, const std::map<
       o.overlay = one_of(env, key, value, {"none", "root", "all"});
     } else if (key == "seccomp") {
       o.seccomp = value;
+    } else if (key == "rootless") {
+      // A login name (POSIX's portable set); checked against the machine's
+      // users when the environment is checked, not here (labels of runs
+      // made elsewhere are parsed too).
+      if (value.empty() || value.size() > 32 || value[0] == '-' ||
+          !std::all_of(value.begin(), value.end(),
+                       [](unsigned char c) { return std::isalnum(c) || c == '_' || c == '-' || c == '.'; }))
+        bad_value(env, key, value, "give a user name, e.g. rootless=dlcbench-rootless (scripts/rootless-user.sh)");
+      o.rootless_user = value;
     } else if (key == "gpus") {
       o.gpus = one_of(env, key, value, env == "docker" || env == "podman"
                                            ? std::vector<std::string>{"auto", "all", "nodes", "none"}
@@ -270,6 +283,7 @@ std::vector<std::string> fields_changed_by(const std::map<std::string, std::stri
   if (options.count("pid")) fields.push_back("/isolation/pid_namespace");
   if (options.count("network")) fields.push_back("/isolation/net_namespace");
   if (options.count("scratch")) fields.push_back("/isolation/scratch_fs");
+  if (options.count("rootless")) fields.push_back("/isolation/user_namespace");
   if (options.count("seccomp")) {
     fields.push_back("/isolation/seccomp");
     fields.push_back("/isolation/speculation");  // a seccomp filter switches store-bypass mitigation on

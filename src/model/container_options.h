@@ -36,6 +36,9 @@ struct ContainerOptions {
   std::string file_access;                     // runsc: exclusive (default) or shared
   std::string overlay;                         // runsc: none (default), root or all (in the sandbox's memory)
   std::string gpus = "auto";                   // GPU access: auto, all, nodes, none (runtimes/gpu_access.h)
+  // podman: the unprivileged user Podman runs as (rootless Podman: a user
+  // namespace, fuse-overlayfs or vfs storage); empty: Podman as dlcbench runs.
+  std::string rootless_user;
 };
 
 // The option keys each environment accepts, in the order help lists them.

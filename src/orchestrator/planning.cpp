@@ -1,5 +1,7 @@
 #include "orchestrator/planning.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <iostream>
 #include <map>
@@ -22,6 +24,7 @@
 #include "orchestrator/plan.h"
 #include "runtimes/environment.h"
 #include "workloads/micro/external_tools.h"
+#include "runtimes/rootless.h"
 #include "workloads/loader/loader.h"
 #include "workloads/micro/micro_workloads.h"
 #include "workloads/registry.h"
@@ -76,6 +79,10 @@ std::vector<std::string> default_environments() {
   for (const auto& name : environment_names())
     // chroot needs a root file system named with rootfs=: never found.
     if (name == "host" || (name != "chroot" && find_program(runtime_program(name)))) envs.push_back(name);
+  // Rootless Podman joins them where scripts/rootless-user.sh set it up (as
+  // root; a user's own podman is rootless already).
+  if (geteuid() == 0 && find_program("podman") && rootless_problems(kDefaultRootlessUser).empty())
+    envs.push_back(fmt::format("podman:rootless={}", kDefaultRootlessUser));
   return envs;
 }
 

@@ -55,6 +55,21 @@ struct LaunchOutcome {
 
 // A failed launch in words: the worker's own error line where it printed
 // one, and what a bare exit status means where it did not.
+// The last line a failed program wrote to stderr, which names its error (a
+// Python traceback ends with the exception: "RuntimeError: DataLoader worker
+// (pid 27) is killed by signal: Bus error."); "" when it wrote none.
+std::string last_stderr_line(const std::string& stderr_tail) {
+  std::string text = stderr_tail;
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.pop_back();
+  const auto newline = text.find_last_of('\n');
+  std::string line = newline == std::string::npos ? text : text.substr(newline + 1);
+  const auto start = line.find_first_not_of(" \t");
+  line = start == std::string::npos ? "" : line.substr(start);
+  constexpr std::size_t kMost = 400;
+  if (line.size() > kMost) line = line.substr(0, kMost) + "...";
+  return line;
+}
+
 std::string failure_cause(const LaunchOutcome& launched, ScheduledEnvironment& env, int measured, int expected,
                           double case_timeout_seconds) {
   const ProcessResult& result = launched.result;
@@ -68,6 +83,10 @@ std::string failure_cause(const LaunchOutcome& launched, ScheduledEnvironment& e
                          launched.timeout_seconds, case_timeout_seconds,
                          launched.timeout_seconds < case_timeout_seconds ? ", at most 300 s a start" : "");
   // A container engine's client passes on 128 + signal of what ran inside.
+  // The program's own last word, unless the cause has one (a timeout, a
+  // signal from outside).
+  if (!result.timed_out && result.exit_code != 137)
+    if (const std::string said = last_stderr_line(result.stderr_tail); !said.empty()) cause += ": " + said;
   if (result.exit_code == 137 && env.environment->name() != "host") {
     const auto options = env.environment->describe().value("options", nlohmann::json::object());
     // Only a limit that was set can be named as the cause.

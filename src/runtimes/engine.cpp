@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <optional>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -16,6 +17,7 @@
 #include "model/container_options.h"
 #include "runtimes/gpu_access.h"
 #include "runtimes/image_builder.h"
+#include "runtimes/rootless.h"
 #include "runtimes/seccomp_profile.h"
 #include "core/scratch_dir.h"
 
@@ -89,6 +91,10 @@ class EngineEnvironment : public Environment {
     auto program = find_program(flavour_.name);
     if (!program) throw EnvironmentUnavailable(flavour_.install_hint);
     program_ = *program;
+    if (!options_.rootless_user.empty()) {
+      rootless_ = rootless_user(options_.rootless_user);
+      user_prefix_ = run_as_prefix(*rootless_);
+    }
     if (flavour_.name == "podman") configure_podman();
     add_option_flags();
     add_gpu_flags();
@@ -124,7 +130,9 @@ class EngineEnvironment : public Environment {
   LaunchCommand command(const WorkerLaunch& launch, const std::string& instance) const override {
     LaunchCommand c;
     c.argv = global({"run", "--rm", "--name", instance, "--label", "dlcbench.run=" + context_.run_id});
-    if (!context_.cgroup_parent.empty()) c.argv.insert(c.argv.end(), {"--cgroup-parent", context_.cgroup_parent});
+    // A rootless engine makes no cgroup outside the user's own.
+    if (!context_.cgroup_parent.empty() && !rootless_)
+      c.argv.insert(c.argv.end(), {"--cgroup-parent", context_.cgroup_parent});
     c.argv.insert(c.argv.end(), run_flags_.begin(), run_flags_.end());
     for (const auto& [k, v] : launch.env) {
       c.argv.push_back("--env");
@@ -279,6 +287,9 @@ class EngineEnvironment : public Environment {
       d["runtimes_registered"] = docker_runtimes_;
     }
     d["runtime"] = runtime_;
+    d["rootless"] = rootless_json();
+    d["storage_driver"] = storage_driver_;
+    d["network_path"] = network_path();
     if (!adjustments_.empty()) d["adjustments"] = adjustments_;
     d["gpu"] = {{"method", gpu_method_}, {"note", gpu_note_}, {"flags", gpu_flags_}};
     return d;
@@ -287,7 +298,8 @@ class EngineEnvironment : public Environment {
  private:
   // Flags before the subcommand (podman's runtime and cgroup manager).
   std::vector<std::string> global(std::vector<std::string> args) const {
-    std::vector<std::string> argv = {program_};
+    std::vector<std::string> argv = user_prefix_;
+    argv.push_back(program_);
     argv.insert(argv.end(), global_flags_.begin(), global_flags_.end());
     argv.insert(argv.end(), args.begin(), args.end());
     return argv;
@@ -309,13 +321,20 @@ class EngineEnvironment : public Environment {
       global_flags_.insert(global_flags_.end(), {"--cgroup-manager", "cgroupfs", "--events-backend", "file"});
       adjustments_.push_back("--cgroup-manager cgroupfs --events-backend file: systemd is not running");
     }
-    if (!has_cap_sys_resource()) {
+    // Rootless, Podman cannot raise a limit above the user's, as without
+    // CAP_SYS_RESOURCE.
+    if (!has_cap_sys_resource() || rootless_) {
       for (const auto& [name, resource] : {std::pair{"nofile", RLIMIT_NOFILE}, std::pair{"nproc", RLIMIT_NPROC}}) {
         run_flags_.push_back("--ulimit");
         run_flags_.push_back(fmt::format("{}={}", name, rlimit_pair(resource)));
       }
-      adjustments_.push_back("--ulimit nofile,nproc at the current limits (nproc at most kernel.pid_max): this process lacks CAP_SYS_RESOURCE");
+      adjustments_.push_back(rootless_ ? "--ulimit nofile,nproc at the current limits (nproc at most "
+                                         "kernel.pid_max): rootless Podman cannot raise them"
+                                       : "--ulimit nofile,nproc at the current limits (nproc at most "
+                                         "kernel.pid_max): this process lacks CAP_SYS_RESOURCE");
     }
+    auto driver = capture_output(global({"info", "--format", "{{.Store.GraphDriverName}}"}), 120);
+    if (driver.result.ok()) storage_driver_ = first_line(driver.out);
   }
 
   void add_option_flags() {
@@ -543,11 +562,28 @@ class EngineEnvironment : public Environment {
   }
 
 
+  nlohmann::json rootless_json() const {
+    if (!rootless_) return nullptr;
+    return {{"user", rootless_->name}, {"uid", rootless_->uid}, {"switched_from_root", rootless_->switch_user}};
+  }
+
+  // How a packet from the worker would leave: none, the host's stack, or the
+  // engine's (slirp4netns in user space when rootless, a veth pair to a
+  // bridge otherwise).
+  std::string network_path() const {
+    if (options_.network == "none") return "none (loopback only)";
+    if (options_.network == "host") return "host (the host's network namespace)";
+    return rootless_ ? "slirp4netns (user-space TCP/IP)" : "veth to a bridge";
+  }
+
   const EngineFlavour& flavour_;
   EnvironmentContext context_;
   ContainerOptions options_;
   std::string program_;
   bool checked_ = false;  // check() passed: its flags are set, and it is not done twice
+  std::optional<RootlessUser> rootless_;   // podman:rootless=USER
+  std::vector<std::string> user_prefix_;   // runs the client as that user (rootless.h)
+  std::string storage_driver_;             // podman: overlay, vfs (rootless without fuse-overlayfs), ...
   std::vector<std::string> global_flags_;
   std::vector<std::string> run_flags_;
   std::vector<std::string> adjustments_;

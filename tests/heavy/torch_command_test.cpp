@@ -180,5 +180,39 @@ TEST_F(TorchCommand, AnImageThatSetsOneThreadIsSlowerAndTheVariableIsRankedFirst
   EXPECT_THAT(r.out, HasSubstr("likely cause 1 (a thread setting; fits fewer CPUs kept busy"));
 }
 
+// PyTorch's DataLoader with 4 worker processes (examples/torch/load_mnist.py)
+// hands its batches over in /dev/shm: in Docker's default 64 MiB it fails
+// as users report ("bus error" or "No space left on device" in a worker),
+// and the failure reaches the answer; with shm=1g it loads. The figures of
+// host, docker:shm=1g and docker:ipc=host go in the closing note.
+TEST_F(TorchCommand, TheDataLoadersWorkersNeedMoreThanDockersDefaultSharedMemory) {
+  REQUIRE_RUNTIME("docker");
+  const std::string tag = image("docker", "loader");
+  const std::string envs = fmt::format("host,docker:image={},docker:image={},shm=1g,docker:image={},ipc=host", tag,
+                                       tag, tag);
+  const auto r = testing::run_dlcbench(
+      {"run", "--envs", envs, "--runs", std::to_string(kRuns), "--max-runs", std::to_string(kRuns), "--out",
+       out_.path().string(), "--data", mnist().string(), "--workdir", (source_dir() / "examples/torch").string(),
+       "--name", "torch-dataloader", "--metric", "json:seconds", "--metric-unit", "s/step", "--warmup", "3", "--",
+       kPython, "{workdir}/load_mnist.py", "{data}", "--workers", "4", "--steps", "20"},
+      {}, 3600);
+  std::cout << r.out << std::flush;  // the closing note's figures
+  const json c = analysis()["cases"][0];
+  const std::string plain = fmt::format("docker:image={}", tag);
+  for (const auto& e : c["envs"]) {
+    const std::string env = e["env"];
+    SCOPED_TRACE(env);
+    if (env == plain) {
+      EXPECT_EQ(e["runs"]["n"], 0) << e.dump();
+      EXPECT_GT(e["failed_launches"].get<int>(), 0);
+    } else {
+      EXPECT_EQ(e["runs"]["n"], kRuns) << e.dump();
+    }
+  }
+  // What the user searches for, in the answer.
+  EXPECT_THAT(r.out, ::testing::AnyOf(HasSubstr("Bus error"), HasSubstr("bus error"),
+                                      HasSubstr("No space left on device"), HasSubstr("shared memory")));
+}
+
 }  // namespace
 }  // namespace dlcbench

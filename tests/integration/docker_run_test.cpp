@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <map>
+#include <set>
 #include <vector>
 
 #include <gmock/gmock.h>
@@ -16,6 +17,7 @@
 #include "../unit/test_files.h"
 #include "core/process.h"
 #include "test_support.h"
+#include "workloads/loader/loader.h"
 
 namespace dlcbench {
 namespace {
@@ -316,6 +318,53 @@ TEST(Docker, AMissingImageIsAClearErrorAndWithKeepGoingTheHostStillRuns) {
   EXPECT_THAT(r.err, HasSubstr("image dlcbench-no-such-image:1 is not in the local Docker image store"));
   const auto by_env = testing::summarize_by_env(testing::read_records(testing::only_run_dir(out.path())));
   EXPECT_EQ(by_env.at("host").measured, 1);
+}
+
+}  // namespace
+}  // namespace dlcbench
+
+namespace dlcbench {
+namespace {
+
+// The loader's batches in shared memory: a container whose /dev/shm is too
+// small loses a worker to SIGBUS, named with the fix; a larger one, or the
+// host's (ipc=host), loads like the host. Nothing is left in /dev/shm.
+TEST(Docker, TheLoaderFailsInASmallShmWithTheFixAndRunsWithShmOrIpcHost) {
+  require_docker();
+  testing::TempDir data, out;
+  testing::write_mnist_split(data / "mnist", "train", 600);
+  testing::write_mnist_split(data / "mnist", "t10k", 100);
+  auto loader_segments = [] {
+    std::set<std::string> names;
+    for (const auto& e : std::filesystem::directory_iterator("/dev/shm"))
+      if (e.path().filename().string().rfind("dlcbench-loader-", 0) == 0) names.insert(e.path().filename().string());
+    return names;
+  };
+  const std::set<std::string> before = loader_segments();
+  // 4 batches of 64 x 112 x 112 floats in flight: 12.3 MiB, beyond 8 MiB.
+  auto r = testing::run_dlcbench({"run", "--workloads", "loader/mnist:workers=2,prefetch=2,batch=64,edge=112", "--envs",
+                                  "host,docker:shm=8m,docker:shm=256m,docker:ipc=host", "--runs", "1", "--iters",
+                                  "2", "--warmup", "0", "--data", data.path().string(), "--out",
+                                  out.path().string()});
+  EXPECT_THAT(r.out, HasSubstr("docker:shm=8m: 1 failed launch"));
+  EXPECT_THAT(r.out, HasSubstr("killed by signal 7 (SIGBUS: Bus error)"));
+  EXPECT_THAT(r.out, HasSubstr("/dev/shm holds 8.0 MiB here"));
+  EXPECT_THAT(r.out, HasSubstr("shm=SIZE (e.g. docker:shm=1g), or the host's with ipc=host"));
+
+  const auto run_dir = testing::only_run_dir(out.path());
+  const auto by_env = testing::summarize_by_env(testing::read_records(run_dir));
+  for (const char* env : {"host", "docker:shm=256m", "docker:ipc=host"}) {
+    ASSERT_TRUE(by_env.count(env)) << env << "\n" << r.out << r.err;
+    EXPECT_EQ(by_env.at(env).ok_launches, 1) << env << "\n" << r.out << r.err;
+    EXPECT_EQ(by_env.at(env).measured, 2) << env;
+    const json& fp = by_env.at(env).fingerprints.at(0);
+    EXPECT_EQ(fp["micro"]["workers"], 2) << env;
+    EXPECT_EQ(fp["micro"]["in_flight_bytes"], 4 * loader_batch_bytes("mnist", 64, 112)) << env;
+  }
+  EXPECT_EQ(by_env.at("docker:shm=256m").fingerprints.at(0)["micro"]["dev_shm_bytes"], 256 << 20);
+  // The host's /dev/shm holds no batch of any of them (the host's and
+  // ipc=host's loaders wrote there).
+  EXPECT_EQ(loader_segments(), before);
 }
 
 }  // namespace

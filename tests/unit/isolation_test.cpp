@@ -57,6 +57,18 @@ TEST(Isolation, MitigationsAreTheFirstLineOfEachVulnerabilityFile) {
   EXPECT_EQ(m->at("spectre_v2"), "Mitigation: Retpolines; IBPB: conditional");
 }
 
+TEST(Isolation, TheUserNamespaceIsNoneInTheFirstAndItsRangesInAnother) {
+  testing::TempDir first, rootless, empty;
+  testing::write_text(first / "proc/self/uid_map", "         0          0 4294967295\n");
+  testing::write_text(rootless / "proc/self/uid_map", "         0       1001          1\n         1     100000      65536\n");
+  EXPECT_EQ(user_namespace_map(first.path()), "none");
+  EXPECT_EQ(user_namespace_map(rootless.path()), "0:1001:1,1:100000:65536");
+  EXPECT_FALSE(user_namespace_map(empty.path()));
+  // This process's own, as the fingerprint records it.
+  const json isolation = isolation_fingerprint("disabled", {}, {});
+  EXPECT_TRUE(isolation["user_namespace"].is_string()) << isolation.dump();
+}
+
 TEST(Isolation, NoVulnerabilitiesFolderIsNull) {
   testing::TempDir root;
   EXPECT_FALSE(speculation_mitigations(root.path()));

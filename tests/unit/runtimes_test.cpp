@@ -7,6 +7,7 @@
 #include "model/container_options.h"
 #include "runtimes/environment.h"
 #include "runtimes/oci_bundle.h"
+#include "runtimes/rootless.h"
 #include "test_files.h"
 
 namespace dlcbench {
@@ -283,6 +284,33 @@ TEST(OciConfig, GpuPassthroughCreatesAllowsAndBindsTheDriverReadOnly) {
   // Still unprivileged: the same capabilities as without the GPU.
   EXPECT_EQ(c["process"]["capabilities"], plain["process"]["capabilities"]);
   EXPECT_TRUE(c["process"]["noNewPrivileges"].get<bool>());
+}
+
+TEST(ContainerOptions, RootlessNamesAUserOfPodmanAndChangesTheUserNamespace) {
+  EXPECT_EQ(parse_container_options("podman", {{"rootless", "dlcbench-rootless"}}).rootless_user, "dlcbench-rootless");
+  EXPECT_THAT(testing::error_of<UsageError>([] { parse_container_options("podman", {{"rootless", "-u0"}}); }),
+              ::testing::HasSubstr("give a user name"));
+  EXPECT_THAT(testing::error_of<UsageError>([] { parse_container_options("podman", {{"rootless", "a b"}}); }),
+              ::testing::HasSubstr("give a user name"));
+  EXPECT_THAT(fields_changed_by({{"rootless", "x"}}), ::testing::Contains("/isolation/user_namespace"));
+  EXPECT_THAT(option_keys("podman"), ::testing::Contains("rootless"));
+  EXPECT_THAT(option_keys("docker"), ::testing::Not(::testing::Contains("rootless")));
+}
+
+TEST(Rootless, AUserThatDoesNotExistIsNamedWithTheScriptThatMakesOne) {
+  const auto problems = rootless_problems("dlcbench-no-such-user-xyz");
+  ASSERT_EQ(problems.size(), 1u);
+  EXPECT_THAT(problems[0], ::testing::HasSubstr("no user dlcbench-no-such-user-xyz"));
+  EXPECT_THAT(problems[0], ::testing::HasSubstr("scripts/rootless-user.sh"));
+  EXPECT_THAT(testing::error_of<EnvironmentUnavailable>([] { rootless_user("dlcbench-no-such-user-xyz"); }),
+              ::testing::HasSubstr("podman:rootless=dlcbench-no-such-user-xyz: no user"));
+}
+
+TEST(Rootless, AUserWithoutSubordinateIdsIsToldHowToAddThem) {
+  // Every machine has a user "nobody" and none gives it subordinate IDs.
+  const auto problems = rootless_problems("nobody");
+  EXPECT_THAT(problems, ::testing::Contains(::testing::HasSubstr("/etc/subuid gives nobody no subordinate IDs")));
+  EXPECT_THAT(problems, ::testing::Contains(::testing::HasSubstr("usermod --add-subuids")));
 }
 
 TEST(ContainerOptions, GpusTakesTheModesEachRuntimeSupports) {

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Sets up (or removes) the unprivileged user that runs rootless Podman for
+# dlcbench's podman:rootless=USER environment, on a machine where dlcbench runs
+# as root (a developer's VM, CI). A user running dlcbench as themselves needs
+# none of this beyond their own subordinate IDs: their Podman is rootless.
+#
+#   scripts/rootless-user.sh            # creates dlcbench-rootless, prints its name
+#   scripts/rootless-user.sh --remove   # removes the user, its home and its ID ranges
+#
+# What rootless Podman needs, and what this does:
+# - newuidmap and newgidmap (package uidmap), slirp4netns and fuse-overlayfs:
+#   installed with apt-get when missing;
+# - a user with a home folder (its image store is ~/.local/share/containers);
+# - 65,536 subordinate user and group IDs in /etc/subuid and /etc/subgid,
+#   for the container's user namespace.
+# It is idempotent: a user that exists keeps its home and ranges.
+set -euo pipefail
+
+user=${DLCBENCH_ROOTLESS_USER:-dlcbench-rootless}
+
+if [ "$(id -u)" -ne 0 ]; then
+  echo "rootless-user: run as root (it adds a user and its subordinate IDs); as yourself, Podman is already rootless" >&2
+  exit 1
+fi
+
+if [ "${1:-}" = "--remove" ]; then
+  if id "$user" >/dev/null 2>&1; then
+    # Its containers' storage may hold files owned by its subordinate IDs.
+    home=$(getent passwd "$user" | cut -d: -f6)
+    pkill -KILL -u "$user" 2>/dev/null || true
+    userdel "$user"
+    sed -i "/^$user:/d" /etc/subuid /etc/subgid
+    [ -n "$home" ] && [ "$home" != "/" ] && rm -rf "$home"
+    rm -rf "/tmp/dlcbench-rootless-run-$user"
+    echo "rootless-user: removed $user" >&2
+  fi
+  exit 0
+fi
+
+missing=()
+command -v newuidmap >/dev/null 2>&1 || missing+=(uidmap)
+command -v slirp4netns >/dev/null 2>&1 || missing+=(slirp4netns)
+command -v fuse-overlayfs >/dev/null 2>&1 || missing+=(fuse-overlayfs)
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "rootless-user: installing ${missing[*]}" >&2
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}" >&2
+fi
+
+if ! id "$user" >/dev/null 2>&1; then
+  useradd --create-home --shell /usr/sbin/nologin --comment "dlcbench rootless Podman" "$user"
+fi
+# A range past every other user's, 65,536 IDs long.
+for file in /etc/subuid /etc/subgid; do
+  touch "$file"
+  if ! grep -q "^$user:" "$file"; then
+    last=$(awk -F: 'BEGIN {m = 100000} {e = $2 + $3; if (e > m) m = e} END {print m}' "$file")
+    echo "$user:$last:65536" >>"$file"
+  fi
+done
+echo "$user"
