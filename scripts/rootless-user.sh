@@ -27,11 +27,13 @@ if [ "${1:-}" = "--remove" ]; then
   if id "$user" >/dev/null 2>&1; then
     # Its containers' storage may hold files owned by its subordinate IDs.
     home=$(getent passwd "$user" | cut -d: -f6)
+    uid=$(id -u "$user")
+    # Its Podman pause process and any fuse-overlayfs mount helper.
     pkill -KILL -u "$user" 2>/dev/null || true
     userdel "$user"
     sed -i "/^$user:/d" /etc/subuid /etc/subgid
     [ -n "$home" ] && [ "$home" != "/" ] && rm -rf "$home"
-    rm -rf "/tmp/dlcbench-rootless-run-$user"
+    rm -rf "/run/user/$uid"
     echo "rootless-user: removed $user" >&2
   fi
   exit 0
@@ -57,4 +59,21 @@ for file in /etc/subuid /etc/subgid; do
     echo "$user:$last:65536" >>"$file"
   fi
 done
+# Its image store on fuse-overlayfs, as rootless Podman is usually set up:
+# without it Podman 4.3 falls back to vfs, which copies every layer.
+home=$(getent passwd "$user" | cut -d: -f6)
+conf="$home/.config/containers/storage.conf"
+if [ ! -e "$conf" ]; then
+  install -d -o "$user" -g "$(id -gn "$user")" "$home/.config" "$home/.config/containers"
+  cat >"$conf" <<'CONF'
+[storage]
+driver = "overlay"
+
+[storage.options.overlay]
+mount_program = "/usr/bin/fuse-overlayfs"
+CONF
+  chown "$user:" "$conf"
+  # A store made before with another driver would be refused.
+  rm -rf "$home/.local/share/containers"
+fi
 echo "$user"

@@ -99,23 +99,65 @@ std::string fitted(std::string line) {
   return line + "\n";
 }
 
-// The answer's table with its environments' labels shortened to what the
-// other columns leave of the width (a "!" mark kept), at least 12 columns.
+// Words of `text` in lines of at most `width` characters, broken at spaces
+// (a word longer than the width gets a line of its own).
+std::vector<std::string> cell_lines(const std::string& text, std::size_t width) {
+  std::vector<std::string> lines;
+  std::string line;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    std::size_t end = text.find(' ', start);
+    if (end == std::string::npos) end = text.size();
+    const std::string word = text.substr(start, end - start);
+    if (!line.empty() && line.size() + 1 + word.size() > width) {
+      lines.push_back(line);
+      line.clear();
+    }
+    line += (line.empty() ? "" : " ") + word;
+    start = end + 1;
+  }
+  if (!line.empty()) lines.push_back(line);
+  return lines;
+}
+
+// The answer's table within the width. An environment's label keeps up to
+// kAnswerLabelWidth characters ("podman:rootless=dlcbench-rootless" is
+// shortened with a "~", a "!" mark kept); the last column, the verdict,
+// goes on in continuation rows where it does not fit, rather than being cut.
+constexpr std::size_t kAnswerLabelWidth = 26;
 Table labels_within_width(Table t) {
-  std::size_t others = 2;  // the first column's indent
-  for (std::size_t i = 1; i < t.header.size(); ++i) {
+  if (t.header.empty()) return t;
+  std::size_t label_width = t.header[0].size();
+  for (auto& row : t.rows) {
+    std::string& label = row[0].text;
+    const bool marked = !label.empty() && label.back() == '!';
+    if (marked) label.pop_back();
+    label = short_label(label, kAnswerLabelWidth - (marked ? 1 : 0)) + (marked ? "!" : "");
+    label_width = std::max(label_width, label.size());
+  }
+  const std::size_t last = t.header.size() - 1;
+  std::size_t others = 2 + label_width;  // the first column's indent and the labels
+  for (std::size_t i = 1; i < last; ++i) {
     std::size_t widest = t.header[i].size();
     for (const auto& row : t.rows)
       if (i < row.size()) widest = std::max(widest, row[i].text.size());
     others += 2 + widest;
   }
-  const std::size_t room = kAnswerWidth > others + 12 ? kAnswerWidth - others : 12;
+  const std::size_t room = kAnswerWidth > others + 2 + 20 ? kAnswerWidth - others - 2 : 20;
+  std::vector<std::vector<Cell>> rows;
   for (auto& row : t.rows) {
-    std::string& label = row[0].text;
-    const bool marked = !label.empty() && label.back() == '!';
-    if (marked) label.pop_back();
-    label = short_label(label, room - (marked ? 1 : 0)) + (marked ? "!" : "");
+    if (row.size() <= last || row[last].text.size() <= room) {
+      rows.push_back(std::move(row));
+      continue;
+    }
+    const std::vector<std::string> lines = cell_lines(row[last].text, room);
+    for (std::size_t l = 0; l < lines.size(); ++l) {
+      std::vector<Cell> line = l == 0 ? row : std::vector<Cell>(row.size());
+      line[last] = Cell(lines[l], row[last].style);
+      rows.push_back(std::move(line));
+    }
   }
+  t.rows = std::move(rows);
   return t;
 }
 

@@ -5,6 +5,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <optional>
 #include <sstream>
@@ -535,6 +537,13 @@ class EngineEnvironment : public Environment {
     ScratchDir scratch(image_scratch_prefix());
     const fs::path tar = scratch.path() / "rootfs.tar";
     write_rootfs_tar(content, tar, scratch.path());
+    // Rootless, podman reads the tar as its user: the folder (0700, root's)
+    // and the file become that user's.
+    if (rootless_ && rootless_->switch_user)
+      for (const fs::path& p : {scratch.path(), tar})
+        if (chown(p.c_str(), rootless_->uid, rootless_->gid) != 0)
+          throw EnvironmentUnavailable(fmt::format("podman:rootless={}: cannot give {} to the user: {}",
+                                                   rootless_->name, p.string(), std::strerror(errno)));
     // Imported under this run's own tag: a run of the same content that ends
     // meanwhile removes the shared tag, and with it an image that only the
     // shared tag named.

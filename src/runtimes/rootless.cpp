@@ -88,11 +88,11 @@ RootlessUser rootless_user(const std::string& name) {
     user.runtime_dir = own ? own : "";
     return user;
   }
-  user.runtime_dir = fmt::format("/tmp/dlcbench-rootless-run-{}", a.name);
+  user.runtime_dir = fmt::format("/run/user/{}", a.uid);
   std::error_code ec;
-  fs::create_directory(user.runtime_dir, ec);
+  fs::create_directories(user.runtime_dir, ec);
   struct stat st {};
-  // Someone else's folder under that name is never used (/tmp is shared).
+  // Someone else's folder under that name is never used.
   if (lstat(user.runtime_dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode) ||
       (st.st_uid != a.uid && st.st_uid != 0) || (st.st_uid == 0 && chown(user.runtime_dir.c_str(), a.uid, a.gid) != 0) ||
       chmod(user.runtime_dir.c_str(), 0700) != 0)

@@ -20,8 +20,10 @@ struct RootlessUser {
   uid_t uid = 0;
   gid_t gid = 0;
   std::string home;
-  // XDG_RUNTIME_DIR for Podman (its locks, its libpod tmp): without systemd
-  // no /run/user/UID exists, so a private folder of the user's.
+  // XDG_RUNTIME_DIR for Podman (its locks, its libpod tmp): /run/user/UID,
+  // which logind would make, made here without it. Not a longer path: the
+  // cleanup Podman runs when a container exits refuses a runroot over 50
+  // characters, and every `podman run` then waits 20 s for it in vain.
   std::string runtime_dir;
   bool switch_user = false;  // dlcbench runs as root and becomes the user
 };

@@ -70,6 +70,59 @@ TEST(Podman, HostAndPodmanMeasureIdenticalBits) {
   expect_same_bits_in_a_container("podman", ".containerenv");
 }
 
+// Rootless Podman as the user scripts/rootless-user.sh makes: the worker runs
+// in a user namespace of that user's subordinate IDs, the same bits as the
+// host's. A user the test made goes again at its end (the host as found).
+TEST(Podman, RootlessPodmanRunsAsItsUserInAUserNamespace) {
+  REQUIRE_RUNTIME("podman");
+  if (geteuid() != 0) GTEST_SKIP() << "as root only: it switches to the rootless user";
+  const std::string script = std::string(DLCBENCH_SOURCE_DIR) + "/scripts/rootless-user.sh";
+  const bool existed = capture_output({"id", "dlcbench-rootless"}).result.ok();
+  const auto made = capture_output({script}, 600);
+  ASSERT_TRUE(made.result.ok()) << made.result.stderr_tail;
+  struct RemoveAfter {
+    bool remove;
+    std::string script;
+    ~RemoveAfter() {
+      if (remove) capture_output({script, "--remove"}, 300);
+    }
+  } remove_after{!existed, script};
+
+  const std::string env = "podman:rootless=dlcbench-rootless";
+  testing::TempDir out;
+  auto r = testing::run_dlcbench(tiny_run("host," + env, out.path().string()));
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  EXPECT_THAT(r.out, HasSubstr("isolation/user_namespace: host has none, " + env + " has 0:"));
+  const auto run_dir = testing::only_run_dir(out.path());
+  const auto manifest = json::parse(std::ifstream(run_dir / "manifest.json"));
+  const json& described = manifest["environments"][env];
+  EXPECT_EQ(described["rootless"]["user"], "dlcbench-rootless") << described.dump();
+  EXPECT_EQ(described["storage_driver"], "overlay") << described.dump();
+  EXPECT_EQ(described["network_path"], "none (loopback only)");
+  const auto envs = testing::summarize_by_env(testing::read_records(run_dir));
+  ASSERT_TRUE(envs.count(env));
+  EXPECT_EQ(envs.at(env).measured, 2);
+  const json& inside = envs.at(env).fingerprints.at(0);
+  const json& host = envs.at("host").fingerprints.at(0);
+  // Root inside is the user outside; the rest are its subordinate IDs.
+  auto id_of = [](const char* which) {
+    std::string text = capture_output({"id", which, "dlcbench-rootless"}).out;
+    while (!text.empty() && text.back() == '\n') text.pop_back();
+    return text;
+  };
+  const std::string uid_text = id_of("-u"), gid_text = id_of("-g");
+  EXPECT_THAT(inside["isolation"]["user_namespace"].get<std::string>(), HasSubstr("0:" + uid_text + ":1,1:"));
+  EXPECT_EQ(host["isolation"]["user_namespace"], "none");
+  EXPECT_EQ(inside["binary_sha256"], host["binary_sha256"]);
+  // Nothing of the run is left in the user's store.
+  const auto left = capture_output({"setpriv", "--reuid=" + uid_text, "--regid=" + gid_text, "--init-groups", "--",
+                                    "/usr/bin/env", "HOME=/home/dlcbench-rootless",
+                                    "XDG_RUNTIME_DIR=/run/user/" + uid_text, "podman",
+                                    "--cgroup-manager", "cgroupfs", "ps", "--all", "--quiet"},
+                                   60);
+  EXPECT_EQ(left.out, "") << left.result.stderr_tail;
+}
+
 TEST(Runc, HostAndRuncMeasureIdenticalBitsAndLeaveNoBundle) {
   REQUIRE_RUNTIME("runc");
   expect_same_bits_in_a_container("runc", "container=runc");
