@@ -92,6 +92,24 @@ RuntimeCheck check_runtime(const std::string& name, const fs::path& self_exe) {
   return c;
 }
 
+// Rootless Podman, checked as root: dlcbench-rootless where
+// scripts/rootless-user.sh made it, else what is missing with each fix. Set
+// up on request only, so "not set up" fails nothing.
+RuntimeCheck check_rootless_podman(const fs::path& self_exe) {
+  const std::string name = fmt::format("podman:rootless={}", kDefaultRootlessUser);
+  const auto problems = rootless_problems(kDefaultRootlessUser);
+  RuntimeCheck c;
+  if (problems.empty()) {
+    c = check_runtime(name, self_exe);
+  } else {
+    c.name = name;
+    c.installed = true;
+    c.problem = fmt::format("{}", fmt::join(problems, "\n"));
+  }
+  c.optional = true;
+  return c;
+}
+
 // gVisor's platforms: ptrace works wherever ptrace does; kvm needs /dev/kvm
 // and, on a VM, nested virtualisation, without which its sandbox hangs for
 // ever. Each is tried with one noop container and a time limit.
@@ -393,21 +411,7 @@ int doctor(bool json) {
   std::vector<RuntimeCheck> checks;
   for (const auto& name : environment_names())
     if (name != "chroot") checks.push_back(check_runtime(name, self_exe));  // not a runtime: a user's command only
-  // Rootless Podman, as root: dlcbench-rootless where the script made it.
-  if (geteuid() == 0 && find_program("podman")) {
-    const std::string name = fmt::format("podman:rootless={}", kDefaultRootlessUser);
-    const auto problems = rootless_problems(kDefaultRootlessUser);
-    RuntimeCheck c;
-    if (problems.empty()) {
-      c = check_runtime(name, self_exe);
-    } else {
-      c.name = name;
-      c.installed = true;
-      c.problem = fmt::format("{}", fmt::join(problems, "\n"));
-    }
-    c.optional = true;
-    checks.push_back(std::move(c));
-  }
+  if (geteuid() == 0 && find_program("podman")) checks.push_back(check_rootless_podman(self_exe));
 
   const GvisorCheck gvisor = check_gvisor(self_exe);
 
