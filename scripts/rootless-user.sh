@@ -33,7 +33,8 @@ if [ "${1:-}" = "--remove" ]; then
     userdel "$user"
     sed -i "/^$user:/d" /etc/subuid /etc/subgid
     [ -n "$home" ] && [ "$home" != "/" ] && rm -rf "$home"
-    rm -rf "/run/user/$uid"
+    # And what its Podman kept outside its home: the runtime folder, the lock.
+    rm -rf "/run/user/$uid" "/dev/shm/libpod_rootless_lock_$uid"
     echo "rootless-user: removed $user" >&2
   fi
   exit 0

@@ -20,6 +20,8 @@
 #include "core/words.h"
 #include "orchestrator/outside_accounting.h"
 #include "orchestrator/stopping_rule.h"
+#include "workloads/loader/loader.h"
+#include "workloads/loader/worker_pool.h"
 #include "workloads/command_metric.h"
 #include "workloads/micro/micro_workloads.h"
 #include "workloads/registry.h"
@@ -117,7 +119,10 @@ LaunchOutcome run_worker(const Plan& plan, const CaseSpec& spec, ScheduledEnviro
   out.instance = instance;
   std::vector<std::string> args = spec.worker_args();
   if (plan.hold_samples) args.push_back("--hold-samples");
-  WorkerLaunch launch{WorkerLaunch::Program::worker, std::move(args), launch_data(plan, spec), options.worker_env,
+  auto env_vars = options.worker_env;
+  const bool loader = spec.workload == kLoaderWorkload;
+  if (loader) env_vars.emplace_back(kLoaderTokenVariable, instance);
+  WorkerLaunch launch{WorkerLaunch::Program::worker, std::move(args), launch_data(plan, spec), std::move(env_vars),
                       spec.io_target, spec.device == "gpu"};
   const LaunchCommand command = env.environment->command(launch, instance);
   const ProcessSpec process = command.process(plan.case_timeout_seconds, options.cancel);
@@ -140,6 +145,15 @@ LaunchOutcome run_worker(const Plan& plan, const CaseSpec& spec, ScheduledEnviro
       out.error = fmt::format("{} error: {}", record.value("kind", "worker"), record.value("message", ""));
     results.append(record);
   });
+  // A loader killed (a timeout, Ctrl-C) leaves its batches in flight in the
+  // host's /dev/shm (on the host, or with ipc=host): up to workers x prefetch
+  // batches of memory. A container's own /dev/shm goes with it.
+  if (loader) {
+    const auto removed = loader::remove_segments(instance);
+    if (!removed.empty())
+      results.append(tag({{"type", "cleanup"}, {"what", "loader segments left in /dev/shm"}, {"removed", removed}},
+                         env.label, round, spec));
+  }
   return out;
 }
 

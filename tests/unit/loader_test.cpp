@@ -2,9 +2,11 @@
 // processes and their shared memory, and the workload as the worker runs it.
 #include <dirent.h>
 #include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmath>
+#include <functional>
 #include <random>
 #include <set>
 #include <string>
@@ -27,6 +29,25 @@ namespace {
 
 using loader::Augmentation;
 using loader::ImageShape;
+
+// Every name in `folder`.
+std::set<std::string> loader_segments_in(const char* folder) {
+  std::set<std::string> names;
+  if (DIR* dir = opendir(folder)) {
+    while (const dirent* entry = readdir(dir)) names.insert(entry->d_name);
+    closedir(dir);
+  }
+  return names;
+}
+
+// Polls `done` for up to 5 s.
+bool testing_wait_until(const std::function<bool()>& done) {
+  for (int i = 0; i < 500; ++i) {
+    if (done()) return true;
+    usleep(10000);
+  }
+  return done();
+}
 
 // The names in /dev/shm of this process's loader segments.
 std::set<std::string> loader_segments() {
@@ -145,7 +166,7 @@ TEST(LoaderClassifier, StartsAtLogOfTheClassesAndItsLossFallsOnLearnableData) {
 TEST(LoaderPool, BatchesArriveInOrderFromEveryWorkerAndNoSegmentIsLeft) {
   const std::size_t bytes = 4096 * 3 + 8;  // not a whole number of pages
   {
-    loader::WorkerPool pool({3, 2, bytes}, [bytes](std::uint64_t index, std::byte* out) {
+    loader::WorkerPool pool({3, 2, bytes, ""}, [bytes](std::uint64_t index, std::byte* out) {
       for (std::size_t i = 0; i < bytes; ++i) out[i] = static_cast<std::byte>((index * 31 + i) & 0xff);
     });
     ASSERT_EQ(pool.worker_pids().size(), 3u);
@@ -166,7 +187,7 @@ TEST(LoaderPool, BatchesArriveInOrderFromEveryWorkerAndNoSegmentIsLeft) {
 
 TEST(LoaderPool, AWorkerKilledIsNamedWithItsSignalAndNothingIsLeftBehind) {
   {
-    loader::WorkerPool pool({2, 1, 1024}, [](std::uint64_t, std::byte* out) { out[0] = std::byte{1}; });
+    loader::WorkerPool pool({2, 1, 1024, ""}, [](std::uint64_t, std::byte* out) { out[0] = std::byte{1}; });
     pool.next();
     const pid_t victim = pool.worker_pids()[1];
     ASSERT_EQ(kill(victim, SIGKILL), 0);
@@ -184,7 +205,7 @@ TEST(LoaderPool, AWorkerKilledIsNamedWithItsSignalAndNothingIsLeftBehind) {
 }
 
 TEST(LoaderPool, AWorkerThatCannotFillABatchSaysWhy) {
-  loader::WorkerPool pool({1, 2, 64}, [](std::uint64_t index, std::byte*) {
+  loader::WorkerPool pool({1, 2, 64, ""}, [](std::uint64_t index, std::byte*) {
     if (index == 1) throw DataError("train-images-idx3-ubyte: read came up short");
   });
   pool.next();
@@ -196,6 +217,35 @@ TEST(LoaderPool, AWorkerThatCannotFillABatchSaysWhy) {
               std::string::npos)
         << e.what();
   }
+}
+
+// A loader killed before its pool could clean up (SIGKILL at a timeout)
+// leaves its batches in flight; whoever gave it its token removes them.
+TEST(LoaderPool, WhatAKilledLoaderLeftIsRemovedByItsToken) {
+  const std::string token = "test-launch-" + std::to_string(getpid());
+  auto with_token = [&] {
+    std::set<std::string> names;
+    for (const auto& name : loader_segments_in("/dev/shm"))
+      if (name.rfind("dlcbench-loader-" + token + "-", 0) == 0) names.insert(name);
+    return names;
+  };
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    loader::WorkerPool pool({2, 2, 4096, token}, [](std::uint64_t, std::byte* out) { out[0] = std::byte{1}; });
+    pool.next();
+    // Killed once a batch asked ahead is in /dev/shm (its workers end with
+    // it, PR_SET_PDEATHSIG; the batches they wrote stay).
+    _exit(testing_wait_until([&] { return !with_token().empty(); }) ? 0 : 1);  // no destructor runs
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "no batch asked ahead reached /dev/shm";
+  const auto left = with_token();
+  const auto removed = loader::remove_segments(token);
+  EXPECT_EQ(std::set<std::string>(removed.begin(), removed.end()), left);
+  EXPECT_TRUE(with_token().empty());
+  EXPECT_TRUE(loader::remove_segments("../etc").empty());  // no token of ours: nothing is touched
 }
 
 TEST(LoaderPool, WaitStatusesReadAsAUserSearchesForThem) {

@@ -7,6 +7,7 @@
 #include <csignal>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <numeric>
 #include <optional>
@@ -78,7 +79,8 @@ class LoaderBenchmark final : public MicroBenchmark {
     room_before_ = dev_shm_room();
     // The workers start before the BLAS has a reason to start its threads.
     pool_ = std::make_unique<loader::WorkerPool>(
-        loader::PoolSettings{p.workers, p.prefetch, batch_bytes_},
+        loader::PoolSettings{p.workers, p.prefetch, batch_bytes_,
+                             getenv(kLoaderTokenVariable) ? getenv(kLoaderTokenVariable) : ""},
         [this](std::uint64_t index, std::byte* out) { fill(index, out); });
     openblas_set_num_threads(p.threads);
   }

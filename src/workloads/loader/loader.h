@@ -18,6 +18,10 @@
 namespace dlcbench {
 
 inline constexpr const char* kLoaderWorkload = "loader";
+// The variable through which the orchestrator gives a launch's loader the
+// token its shared-memory segments are named with, so that it can remove
+// them after a launch that was killed (loader::remove_segments).
+inline constexpr const char* kLoaderTokenVariable = "DLCBENCH_LOADER_TOKEN";
 // Batches per timed operation: enough that one operation spans every worker
 // several times over, so its figure is the pipeline's rate, not one batch's.
 inline constexpr int kLoaderBatchesPerOperation = 8;

@@ -9,6 +9,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <dirent.h>
+
+#include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -18,6 +22,19 @@
 
 namespace dlcbench::loader {
 namespace {
+
+constexpr const char* kSegmentPrefix = "dlcbench-loader-";
+
+// The name shm_open takes: "/dlcbench-loader-<token>-<batch>".
+std::string segment_path(const std::string& token, std::uint64_t index) {
+  return fmt::format("/{}{}-{}", kSegmentPrefix, token, index);
+}
+
+bool usable_token(const std::string& token) {
+  return !token.empty() && token.size() <= 160 &&
+         std::all_of(token.begin(), token.end(),
+                     [](unsigned char c) { return std::isalnum(c) || c == '.' || c == '_' || c == '-'; });
+}
 
 // What a worker answers for each batch: one datagram, so a reply is never
 // read in parts (SOCK_SEQPACKET keeps message boundaries).
@@ -82,7 +99,7 @@ Reply produce(const std::string& name, std::uint64_t index, std::size_t bytes, c
       if (got < 0 && errno == EINTR) continue;
       _exit(3);
     }
-    const Reply reply = produce(fmt::format("/dlcbench-loader-{}-{}", token, index), index, bytes, fill);
+    const Reply reply = produce(segment_path(token, index), index, bytes, fill);
     if (send(socket, &reply, sizeof reply, MSG_NOSIGNAL) != static_cast<ssize_t>(sizeof reply)) _exit(0);
   }
 }
@@ -100,19 +117,38 @@ std::string describe_wait_status(int status) {
   return fmt::format("ended with wait status {:#x}", status);
 }
 
+std::vector<std::string> remove_segments(const std::string& token, const std::string& folder) {
+  std::vector<std::string> removed;
+  if (!usable_token(token)) return removed;
+  const std::string prefix = std::string(kSegmentPrefix) + token + "-";
+  DIR* dir = opendir(folder.c_str());
+  if (!dir) return removed;
+  while (const dirent* entry = readdir(dir)) {
+    const std::string name = entry->d_name;
+    if (name.rfind(prefix, 0) == 0 && unlink((folder + "/" + name).c_str()) == 0) removed.push_back(name);
+  }
+  closedir(dir);
+  return removed;
+}
+
 WorkerPool::WorkerPool(const PoolSettings& settings, FillBatch fill) : settings_(settings) {
   std::random_device random;
-  token_ = fmt::format("{}-{:08x}", getpid(), random());
+  token_ = usable_token(settings_.token) ? fmt::format("{}-{}", settings_.token, getpid())
+                                         : fmt::format("{}-{:08x}", getpid(), random());
   const pid_t parent = getpid();
   for (int w = 0; w < settings_.workers; ++w) {
     int pair[2];
-    if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) != 0)
-      throw BatchFailed(fmt::format("socketpair for loader worker {}: {}", w, std::strerror(errno)));
+    if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) != 0) {
+      const int error = errno;
+      stop_workers();  // the destructor does not run for a constructor that throws
+      throw BatchFailed(fmt::format("socketpair for loader worker {}: {}", w, std::strerror(error)));
+    }
     const pid_t pid = fork();
     if (pid < 0) {
       const int error = errno;
       close(pair[0]);
       close(pair[1]);
+      stop_workers();
       throw BatchFailed(fmt::format("fork of loader worker {}: {}", w, std::strerror(error)));
     }
     if (pid == 0) {
@@ -130,6 +166,12 @@ WorkerPool::WorkerPool(const PoolSettings& settings, FillBatch fill) : settings_
 
 WorkerPool::~WorkerPool() {
   release_current();
+  stop_workers();
+  // Asked for and never mapped: written, half written or not begun.
+  for (std::uint64_t index = consumed_; index < asked_; ++index) shm_unlink(segment_name(index).c_str());
+}
+
+void WorkerPool::stop_workers() {
   // A reaped worker's entry is -1: kill(-1) would signal every process.
   for (pid_t pid : pids_)
     if (pid > 0) kill(pid, SIGKILL);
@@ -140,13 +182,11 @@ WorkerPool::~WorkerPool() {
     }
   }
   for (int socket : sockets_) close(socket);
-  // Asked for and never mapped: written, half written or not begun.
-  for (std::uint64_t index = consumed_; index < asked_; ++index) shm_unlink(segment_name(index).c_str());
+  pids_.clear();
+  sockets_.clear();
 }
 
-std::string WorkerPool::segment_name(std::uint64_t index) const {
-  return fmt::format("/dlcbench-loader-{}-{}", token_, index);
-}
+std::string WorkerPool::segment_name(std::uint64_t index) const { return segment_path(token_, index); }
 
 std::size_t WorkerPool::in_flight_bytes() const {
   return static_cast<std::size_t>(settings_.workers) * static_cast<std::size_t>(settings_.prefetch) *

@@ -26,7 +26,16 @@ struct PoolSettings {
   int workers = 4;
   int prefetch = 2;  // batches asked of each worker ahead of the one consumed
   std::size_t batch_bytes = 0;
+  // Goes into every segment's name, "dlcbench-loader-<token>-<pid>-<batch>",
+  // so whoever started the process can remove what a kill left behind
+  // (remove_segments). Letters, digits, '.', '_' and '-' only; empty or
+  // anything else: this process's own.
+  std::string token;
 };
+
+// Unlinks every segment in `folder` of the pools with `token` (a launch
+// killed before its pool could clean up) and returns their names.
+std::vector<std::string> remove_segments(const std::string& token, const std::string& folder = "/dev/shm");
 
 // One batch, mapped read-only; valid until the next call to next().
 struct BatchView {
@@ -74,6 +83,7 @@ class WorkerPool {
 
  private:
   std::string segment_name(std::uint64_t index) const;
+  void stop_workers();
   void ask_ahead();
   void release_current();
   [[noreturn]] void lost(int worker, std::uint64_t index);
