@@ -164,9 +164,9 @@ TEST(LoaderClassifier, StartsAtLogOfTheClassesAndItsLossFallsOnLearnableData) {
 }
 
 TEST(LoaderPool, BatchesArriveInOrderFromEveryWorkerAndNoSegmentIsLeft) {
-  const std::size_t bytes = 4096 * 3 + 8;  // not a whole number of pages
+  constexpr std::size_t bytes = 4096 * 3 + 8;  // not a whole number of pages
   {
-    loader::WorkerPool pool({3, 2, bytes, ""}, [bytes](std::uint64_t index, std::byte* out) {
+    loader::WorkerPool pool({3, 2, bytes, ""}, [](std::uint64_t index, std::byte* out) {
       for (std::size_t i = 0; i < bytes; ++i) out[i] = static_cast<std::byte>((index * 31 + i) & 0xff);
     });
     ASSERT_EQ(pool.worker_pids().size(), 3u);
