@@ -98,6 +98,16 @@ void add_run(EnvironmentStats& es, const CollectedRun& run) {
   if (run.counters) es.run_counters.push_back(*run.counters);
   if (run.samples->startup_seconds) es.startup_seconds.push_back(*run.samples->startup_seconds);
   es.batch_seconds.insert(es.batch_seconds.end(), run.samples->measured.begin(), run.samples->measured.end());
+  if (!run.samples->serve_path.empty()) {
+    es.latency_runs.resize(std::size(kLatencyQuantiles));
+    for (std::size_t q = 0; q < std::size(kLatencyQuantiles); ++q)
+      es.latency_runs[q].push_back(percentile(run.samples->measured, kLatencyQuantiles[q].q));
+    es.serve_path = run.samples->serve_path;
+    if (run.samples->achieved_rate) {
+      es.achieved_rates.push_back(*run.samples->achieved_rate);
+      es.achieved_rate = mean(es.achieved_rates);
+    }
+  }
   if (run.samples->data_wait_seconds)
     es.data_wait_seconds = es.data_wait_seconds.value_or(0) + *run.samples->data_wait_seconds;
   if (!es.first_loss && !run.samples->losses.empty()) {
@@ -308,6 +318,13 @@ void compare_with_baseline(CaseAnalysis& ca, Analysis& a, const RequestedFields&
       if (auto ranked = rank_likely_causes(o.mismatches, ca.explanations.back()); !ranked.empty())
         ca.likely_causes[o.env] = std::move(ranked);
     }
+    if (ca.serves() && es.latency_runs.size() == std::size(kLatencyQuantiles) &&
+        base->latency_runs.size() == es.latency_runs.size())
+      for (std::size_t q = 0; q < es.latency_runs.size(); ++q)
+        ca.latency[es.env].push_back(
+            {kLatencyQuantiles[q].name,
+             compare_figures(es.env, {es.latency_runs[q], es.run_rounds}, {base->latency_runs[q], base->run_rounds},
+                             ComparisonWording::overhead, a.margin, figure_terms(ca))});
     ca.overheads.push_back(std::move(o));
   }
 }

@@ -48,6 +48,13 @@ struct EnvironmentStats {
   bool disturbed_kept = false;
   std::vector<double> batch_seconds;   // every measured batch, all rounds
   std::vector<double> warmup_seconds;  // warm-up batches, reported apart
+  // serve: each run's latency at each of kLatencyQuantiles
+  // (latency_runs[quantile][run], parallel to run_values), the way the
+  // requests reached the server, and the mean request rate achieved.
+  std::vector<std::vector<double>> latency_runs;
+  std::string serve_path;
+  std::optional<double> achieved_rate;
+  std::vector<double> achieved_rates;  // per run, whose mean achieved_rate is
   Summary runs;                        // summary of run_values
   // Run values with a modified z-score (Iglewicz-Hoaglin, on the MAD) above
   // 3.5: flagged in every report, never dropped from the statistics.
@@ -124,6 +131,15 @@ struct CaseAnalysis {
   std::map<std::string, std::vector<LikelyCause>> likely_causes;
   // `dlcbench explain`: each ablated feature's share of the overhead.
   std::optional<CaseAblation> ablation;
+  // serve: per non-baseline environment, each latency quantile compared
+  // with the baseline's as the headline is (paired by round, robust
+  // interval); the headline itself is p99 (run_statistic).
+  struct QuantileComparison {
+    std::string quantile;  // "p50", "p90", "p99", "p99.9"
+    Overhead comparison;
+  };
+  std::map<std::string, std::vector<QuantileComparison>> latency;
+  bool serves() const { return spec.serves(); }
   const Overhead* overhead_of(const std::string& env) const {
     for (const auto& o : overheads)
       if (o.env == env) return &o;

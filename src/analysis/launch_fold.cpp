@@ -85,6 +85,11 @@ void fold_case_record(Analysis& a, FoldedLaunches& f, EnvironmentStats& es, cons
     }
   } else if (r.type == "accounting") {
     f.unfinished[key].accounting = record;
+  } else if (r.type == "listening") {
+    f.unfinished[key].serve_path = record.value("path", "");
+  } else if (r.type == "load") {
+    if (const auto rate = record.find("achieved_rate"); rate != record.end() && rate->is_number())
+      f.unfinished[key].achieved_rate = rate->get<double>();
   } else if (r.type == "command_startup") {
     f.unfinished[key].startup_seconds = r.seconds;
   } else if (r.type == "metric_refused") {

@@ -30,6 +30,11 @@ struct LaunchSamples {
   // A user's command with --metric: seconds from its start to the line that
   // ended its last warm-up iteration (dlcbench-probe's start-up phase).
   std::optional<double> startup_seconds;
+  // serve: the way the load generator reached the server ("host", "veth",
+  // "slirp"), from the server's "listening" line, and the request rate the
+  // load generator achieved, from its "load" line.
+  std::string serve_path;
+  std::optional<double> achieved_rate;
 };
 
 struct FinishedLaunch {

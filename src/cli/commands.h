@@ -16,6 +16,7 @@ namespace dlcbench::cli {
 // program only), and `dlcbench worker`, which hands its arguments to
 // dlcbench-worker beside the binary (worker_forward.cpp).
 void add_worker_command(CLI::App& app, int& exit_code);
+void add_loadgen_command(CLI::App& app, int& exit_code);  // serve's client, on the host
 void add_worker_forward_command(CLI::App& app, int& exit_code);
 void add_run_command(CLI::App& app, int& exit_code);
 void add_explain_command(CLI::App& app, int& exit_code);    // a run with variants

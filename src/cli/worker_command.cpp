@@ -2,6 +2,8 @@
 // lines on stdout: a fingerprint, then one sample per mini-batch, then a
 // summary. The orchestrator starts it on the host or inside a container; it
 // never knows which.
+#include <cblas.h>
+
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -17,6 +19,7 @@
 #include <nlohmann/json.hpp>
 
 #include "backends/backend.h"
+#include "backends/inference.h"
 #include "cli/commands.h"
 #include "cli/option_checks.h"
 #include "cli/worker_options.h"
@@ -31,6 +34,7 @@
 #include "gpu/gpu_loader.h"
 #include "workloads/micro/micro_workloads.h"
 #include "workloads/registry.h"
+#include "workloads/serve/server.h"
 
 namespace dlcbench::cli {
 namespace {
@@ -145,6 +149,16 @@ FingerprintPaths fingerprint_paths(const WorkerOptions& o) {
   return paths;
 }
 
+// The environment's fingerprint, after the allocator's settings are pinned
+// (before anything is allocated for the work), with them.
+nlohmann::json pinned_fingerprint(const WorkerOptions& o) {
+  const nlohmann::json allocator = pin_allocator_settings();
+  auto fingerprint = environment_fingerprint(fingerprint_paths(o));
+  fingerprint["type"] = "fingerprint";
+  fingerprint["allocator"] = allocator;
+  return fingerprint;
+}
+
 // A micro-benchmark: set up (untimed, checks first), then one sample line per
 // timed operation, with the work it did so reports can give GFLOP/s or GB/s.
 int run_micro_worker(const WorkerOptions& o, const MicroWorkloadInfo& info, std::optional<PhaseAccounting>& accounting) {
@@ -153,10 +167,7 @@ int run_micro_worker(const WorkerOptions& o, const MicroWorkloadInfo& info, std:
   const bool loader = spec.workers > 0;
   if (!loader) spec.batch = 0;
   if (spec.size < 1) throw UsageError(fmt::format("{} needs --size (a matrix order, elements or bytes)", info.name));
-  const nlohmann::json allocator = pin_allocator_settings();
-  auto fingerprint = environment_fingerprint(fingerprint_paths(o));
-  fingerprint["type"] = "fingerprint";
-  fingerprint["allocator"] = allocator;
+  auto fingerprint = pinned_fingerprint(o);
   if (o.fingerprint_only) {
     emit(fingerprint);
     return kExitOk;
@@ -207,6 +218,54 @@ int run_micro_worker(const WorkerOptions& o, const MicroWorkloadInfo& info, std:
         {"measured", spec.iters},
         {"mean_seconds", measured_sum / spec.iters},
         {"unit", info.unit(spec.variant)}});
+  return kExitOk;
+}
+
+// serve: the server, answering the load generator that `run` starts on the
+// host. The worker times nothing here: the requests are timed where they
+// are sent. Its lines are the fingerprint, where it listens, and the
+// measured phase's accounting (between the generator's start_measuring and
+// shutdown messages).
+int run_serve_worker(const WorkerOptions& o, std::optional<PhaseAccounting>& accounting) {
+  const CaseSpec& spec = o.spec;
+  const WorkloadInfo* network = find_workload(spec.variant);
+  if (!network) throw UsageError(fmt::format("serve/{}: valid networks are fcn5, alexnet, resnet56 and lstm", spec.variant));
+  auto fingerprint = pinned_fingerprint(o);
+  if (o.fingerprint_only) {
+    emit(fingerprint);
+    return kExitOk;
+  }
+  Stopwatch setup_clock;
+  // One request per inference thread, each single-threaded: a BLAS pool of
+  // several threads per call would have the threads of concurrent requests
+  // compete for the same cores (and OpenBLAS serialises its callers).
+  openblas_set_num_threads(1);
+  const InferenceModel model = make_inference_model(spec.backend, network->model);
+  fingerprint["case_spec"] = spec;
+  fingerprint["libraries"] = loaded_libraries();
+  fingerprint["micro"] = {{"benchmark", kServeWorkload},
+                          {"network", network->model.name},
+                          {"parameters", network->model.parameter_count()},
+                          {"library", model.library},
+                          {"inference_threads", spec.workers},
+                          {"intra_op_threads", 1},
+                          {"batch", 1},
+                          {"input_floats", model.input_floats},
+                          {"listen", o.listen},
+                          {"setup_seconds", setup_clock.seconds()}};
+  emit(fingerprint);
+  serve::ServerEvents events;
+  events.listening = [](std::uint16_t port, const std::vector<std::string>& addresses) {
+    emit({{"type", "listening"}, {"port", port}, {"addresses", addresses}});
+  };
+  events.start_measuring = [&accounting] {
+    if (accounting) start_measured_phase(*accounting);
+  };
+  events.shutdown = [&accounting, &spec](std::uint64_t served) {
+    end_measured_phase(accounting, spec.iters);
+    emit({{"type", "done"}, {"measured", spec.iters}, {"served", served}, {"unit", "ms"}});
+  };
+  serve::run_server({spec.workers, o.listen, 0, model.input_floats}, model.infer, events);
   return kExitOk;
 }
 
@@ -261,6 +320,7 @@ int run_worker(const WorkerOptions& o) {
   std::optional<PhaseAccounting> accounting;
   if (o.accounting && !o.fingerprint_only) accounting.emplace();
   g_hold_samples = o.hold_samples;
+  if (spec.serves()) return run_serve_worker(o, accounting);
   if (const MicroWorkloadInfo* micro = find_micro_workload(spec.workload))
     return run_micro_worker(o, *micro, accounting);
   const WorkloadInfo& workload = *find_workload(spec.workload);

@@ -11,5 +11,6 @@ int main(int argc, char** argv) {
   CLI::App app{"dlcbench-worker: run one dlcbench case here and print JSON lines"};
   int exit_code = dlcbench::kExitOk;
   add_worker_command(app, exit_code);
+  add_loadgen_command(app, exit_code);
   return run_program(app, argc, argv, exit_code);
 }

@@ -54,6 +54,9 @@ CLI::App* add_worker_options(CLI::App& app, WorkerOptions& options) {
   cmd->add_option("--mode", s.io_mode, "io-seq: direct or buffered")->check(CLI::IsMember({"direct", "buffered"}));
   cmd->add_option("--path", options.path, "io-seq, io-lat: the folder to write the scratch file in")
       ->check(not_empty("a folder"));
+  cmd->add_option("--listen", options.listen, "serve: the IPv4 address the server listens on")
+      ->check(CLI::ValidIPV4)
+      ->capture_default_str();
   cmd->add_flag("--fingerprint-only", options.fingerprint_only,
                "Print the environment's fingerprint (no data, no model) and exit");
   cmd->add_flag("--hold-samples", options.hold_samples,

@@ -22,6 +22,9 @@ struct WorkerOptions {
   bool accounting = true;
   // Sample lines of the measured phase printed when it ends (`run --hold-samples`).
   bool hold_samples = false;
+  // serve: the address the server listens on (0.0.0.0 in a network
+  // namespace of its own, so the host reaches it through its interface).
+  std::string listen = "127.0.0.1";
 };
 
 // Adds the `worker` subcommand with its options bound to `options` (which

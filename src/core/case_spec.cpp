@@ -27,6 +27,9 @@ std::string byte_label(std::int64_t bytes) {
 std::string CaseSpec::id() const {
   if (workload == "startup") return workload;  // no back end, device or batch
   if (is_command()) return "cmd:" + command.name;
+  if (serves())
+    return rate > 0 ? fmt::format("{}/{}/t{}/r{:g}", workload, variant, workers, rate)
+                    : fmt::format("{}/{}/t{}/c{}", workload, variant, workers, clients);
   if (micro() && workers > 0)
     return fmt::format("{}/{}/w{}/p{}/b{}/e{}", workload, variant, workers, prefetch, batch, size);
   if (micro()) {
@@ -56,6 +59,14 @@ void check_worker_case_counts(const CaseSpec& spec) {
   in("--threads", spec.threads, 1, kMaxThreads);
   in("--iters", spec.iters, 1, kMaxIters);
   in("--warmup", spec.warmup, 0, kMaxIters);
+  if (spec.serves()) {
+    in("serve threads=", spec.workers, 1, kMaxThreads);
+    in("serve clients=", spec.clients, 1, kMaxServeClients);
+    if (!(spec.rate >= 0 && spec.rate <= kMaxServeRate))
+      throw UsageError(fmt::format("serve rate={} is out of range: give requests per second from 0 (closed loop) to {}",
+                                   spec.rate, kMaxServeRate));
+    return;
+  }
   if (spec.micro() && spec.workers > 0) {
     in("loader workers=", spec.workers, 1, kMaxLoaderWorkers);
     in("loader prefetch=", spec.prefetch, 1, kMaxLoaderPrefetch);
@@ -84,6 +95,10 @@ void to_json(nlohmann::json& j, const CaseSpec& c) {
     if (c.workers > 0) {
       j["workers"] = c.workers;
       j["prefetch"] = c.prefetch;
+    }
+    if (c.serves()) {
+      j["rate"] = c.rate;
+      j["clients"] = c.clients;
     }
   }
 }
@@ -134,6 +149,11 @@ void from_json(const nlohmann::json& j, CaseSpec& c) {
   c.io_target = j.value("io_target", std::string());
   c.workers = whole_number<int>(j, "workers", 0);
   c.prefetch = whole_number<int>(j, "prefetch", 0);
+  if (const auto rate = j.find("rate"); rate != j.end()) {
+    if (!rate->is_number()) throw nlohmann::json::type_error::create(302, "case field 'rate' is not a number", &j);
+    c.rate = rate->get<double>();
+  }
+  c.clients = whole_number<int>(j, "clients", 0);
   if (c.is_command()) j.at("command").get_to(c.command);
 }
 

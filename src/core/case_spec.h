@@ -37,17 +37,24 @@ struct CaseSpec {
   // examples per batch are `batch`, its data set `variant`, its edge `size`.
   int workers = 0;
   int prefetch = 0;
+  // serve: its network is `variant`, its inference threads `workers`, its
+  // size 1 (batch 1); the load: requests per second (0: closed loop) over
+  // `clients` connections, `iters` requests measured after `warmup`.
+  double rate = 0;
+  int clients = 0;
 
   // A user's command (workload "command"); empty argv otherwise.
   CommandSpec command;
 
   bool micro() const { return size > 0; }
   bool is_command() const { return workload == kCommandWorkload; }
+  bool serves() const { return workload == "serve"; }
 
   // Identifies the case in results and reports, e.g. "fcn5/torch/cpu/b64",
   // with "/disk" appended when batches are read from disk;
   // "gemm/sgemm/n4096", "io-seq/read/direct/bs1M/256M@rootfs";
-  // "loader/cifar10/w4/p2/b128/e112"; "cmd:train"
+  // "loader/cifar10/w4/p2/b128/e112"; "serve/fcn5/t2/r400" (c2: closed
+  // loop over 2 connections); "cmd:train"
   // for a user's command.
   std::string id() const;
   // Arguments that make `dlcbench worker` run this case: `worker --case

@@ -23,6 +23,9 @@ inline constexpr long kMaxMicroSize = 1L << 40;
 // DataLoader rarely has more than a few dozen workers, and each batch ahead
 // holds shared memory.
 inline constexpr long kMaxLoaderWorkers = 256;
+// serve: connections of the load generator, and its rate in requests/s.
+inline constexpr long kMaxServeClients = 1024;
+inline constexpr double kMaxServeRate = 1e6;
 inline constexpr long kMaxLoaderPrefetch = 64;
 // The loader's output image edge in pixels.
 inline constexpr long kMaxLoaderEdge = 1024;

@@ -45,6 +45,8 @@ double run_value(const std::string& statistic, std::span<const double> xs) {
   if (statistic == "mean") return mean(xs);
   if (statistic == "median") return median(xs);
   if (statistic == "min") return xs.empty() ? std::nan("") : *std::min_element(xs.begin(), xs.end());
+  for (const LatencyQuantile& q : kLatencyQuantiles)
+    if (statistic == q.name) return percentile(xs, q.q);
   throw std::invalid_argument("unknown run statistic " + statistic);
 }
 

@@ -28,8 +28,17 @@ double median(std::span<const double> xs);
 // The q-quantile (0..1) by linear interpolation between order statistics
 // (type 7, as R and NumPy default); NaN for no values.
 double percentile(std::span<const double> xs, double q);
+// The quantiles a latency is reported at (serve), by name: "p50", "p90",
+// "p99", "p99.9". Each is also a run statistic.
+struct LatencyQuantile {
+  const char* name;
+  double q;
+};
+inline constexpr LatencyQuantile kLatencyQuantiles[] = {{"p50", 0.5}, {"p90", 0.9}, {"p99", 0.99}, {"p99.9", 0.999}};
+
 // The value one launch contributes, from its measured samples: "mean",
-// "median" or "min" (best of N, as STREAM reports). Throws
+// "median", "min" (best of N, as STREAM reports) or a latency quantile
+// ("p99"). Throws
 // std::invalid_argument for another name.
 double run_value(const std::string& statistic, std::span<const double> xs);
 

@@ -350,6 +350,7 @@ SessionEnd measure(Session& session, ResultsWriter& results) {
   ScheduleOptions options;
   options.run_id = session.manifest.run_id;
   options.worker_env = session.worker_env;
+  options.load_generator = worker_program_beside(fs::read_symlink("/proc/self/exe"));
   options.cancel = session.cancel;
   options.already_measured = session.already_measured;
   options.rounds_reached = session.rounds_reached;

@@ -13,12 +13,14 @@
 #include "analysis/disturbance.h"
 #include "analysis/overhead.h"
 #include "model/run_records.h"
+#include "core/errors.h"
 #include "core/machine_turn.h"
 #include "core/process.h"
 #include "core/statistics.h"
 #include "core/timer.h"
 #include "core/words.h"
 #include "orchestrator/outside_accounting.h"
+#include "orchestrator/serve_launch.h"
 #include "orchestrator/stopping_rule.h"
 #include "workloads/loader/loader.h"
 #include "workloads/loader/worker_pool.h"
@@ -154,6 +156,51 @@ LaunchOutcome run_worker(const Plan& plan, const CaseSpec& spec, ScheduledEnviro
       results.append(tag({{"type", "cleanup"}, {"what", "loader segments left in /dev/shm"}, {"removed", removed}},
                          env.label, round, spec));
   }
+  return out;
+}
+
+// A serve case: the server in the environment, the load generator on the
+// host (serve_launch.h); the requests' latencies are the samples.
+LaunchOutcome run_serve(const Plan& plan, const CaseSpec& spec, ScheduledEnvironment& env,
+                        const std::string& instance, int round, ResultsWriter& results,
+                        const ScheduleOptions& options) {
+  LaunchOutcome out;
+  out.instance = instance;
+  out.what = "server";
+  out.timeout_seconds = plan.case_timeout_seconds;
+  ServeRoute route;
+  try {
+    route = env.environment->prepare_serving();
+  } catch (const EnvironmentUnavailable& e) {
+    route.why_not = e.what();
+  }
+  if (route.reach == ServeRoute::Reach::none || options.load_generator.empty()) {
+    out.result.exec_error = route.reach == ServeRoute::Reach::none
+                                ? route.why_not
+                                : std::string("no load generator: dlcbench-worker is not beside dlcbench (rebuild)");
+    return out;
+  }
+  std::vector<std::string> args = spec.worker_args();
+  args.insert(args.end(), {"--listen", route.listen});
+  WorkerLaunch launch;
+  launch.worker_args = std::move(args);
+  launch.data = launch_data(plan, spec);
+  launch.env = options.worker_env;
+  launch.serves = true;
+  ServeLaunchSpec serve;
+  serve.server = env.environment->command(launch, instance).process(plan.case_timeout_seconds, nullptr);
+  serve.load_generator = {options.load_generator.string(), "loadgen", "--case", nlohmann::json(spec).dump(),
+                          "--timeout", fmt::format("{:.0f}", plan.case_timeout_seconds)};
+  serve.route = route;
+  serve.listen_timeout_seconds = std::min(plan.case_timeout_seconds, 300.0);
+  OutsideAccounting outside(env.environment->name());
+  ServeLaunchResult served = run_serve_launch(serve, options.cancel, outside, [&](nlohmann::json record) {
+    results.append(tag(std::move(record), env.label, round, spec));
+  });
+  out.result = std::move(served.result);
+  out.measured = std::move(served.measured);
+  out.error = std::move(served.error);
+  if (served.accounting) out.accounting = tag(std::move(*served.accounting), env.label, round, spec);
   return out;
 }
 
@@ -551,6 +598,7 @@ class Schedule {
     const LaunchOutcome launched =
         spec.workload == kStartupWorkload ? time_starts(plan_, spec, env, instance, round, results_, options_)
         : spec.is_command()               ? run_user_command(plan_, spec, env, instance, round, results_, options_)
+        : spec.serves()                   ? run_serve(plan_, spec, env, instance, round, results_, options_)
                                           : run_worker(plan_, spec, env, instance, round, results_, options_);
     const int measured = static_cast<int>(launched.measured.size());
     // A command reports as many iterations as it runs.

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <atomic>
+#include <filesystem>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -58,6 +59,9 @@ struct ScheduleOptions {
   // so launches of other runs that take turns on this machine never overlap
   // with it.
   bool take_turns = false;
+  // serve cases: the program whose `loadgen` sends the requests, on the host
+  // (dlcbench-worker beside dlcbench).
+  std::filesystem::path load_generator;
 };
 
 struct ScheduleResult {

@@ -16,6 +16,7 @@ namespace {
 
 std::string unit_words(const CaseAnalysis& c) {
   if (c.startup) return "ms per start, lower is better";
+  if (c.serves()) return "p99 latency in ms per run, lower is better";
   const FigureTerms terms = figure_terms(c);
   return fmt::format("{}, {} is better", terms.unit, c.figure_is_rate ? "higher" : "lower");
 }
@@ -94,6 +95,29 @@ std::string why_line(const CaseAnalysis& c, const Overhead& o, const std::string
   return line;
 }
 
+// serve: the tail against the median, the finding a mean would hide: "the
+// median does not change (+0.8%, 95% CI ...), p99 is 2.10x (95% CI 1.85x ..
+// 2.43x)"; "" where the quantiles were not compared.
+std::string latency_line(const CaseAnalysis& c, const std::string& env) {
+  const auto found = c.latency.find(env);
+  if (found == c.latency.end()) return "";
+  const Overhead* median = nullptr;
+  const Overhead* p99 = nullptr;
+  for (const auto& q : found->second) {
+    if (q.quantile == std::string("p50")) median = &q.comparison;
+    if (q.quantile == std::string("p99")) p99 = &q.comparison;
+  }
+  if (!median || !p99 || !median->compared || !p99->compared) return "";
+  auto ratio = [](const Overhead& o) {
+    const Headline& h = o.headline;
+    return h.bounded() ? fmt::format("{:.2f}x (95% CI {:.2f}x .. {:.2f}x)", h.time_ratio, h.time_low, h.time_high)
+                       : fmt::format("{:.2f}x (no 95% CI)", h.time_ratio);
+  };
+  if (is_significant(median->verdict))
+    return fmt::format("{}: the median is {}, p99 is {}", env, ratio(*median), ratio(*p99));
+  return fmt::format("{}: the median does not change ({}), p99 is {}", env, headline_short_words(*median), ratio(*p99));
+}
+
 AnswerCase answer_case(const Analysis& a, const CaseAnalysis& c, std::vector<std::string>& allowed) {
   AnswerCase ac;
   ac.title = c.case_id;
@@ -114,6 +138,7 @@ AnswerCase answer_case(const Analysis& a, const CaseAnalysis& c, std::vector<std
     for (auto& cell : answer_cells(a, c, e)) row.push_back(std::move(cell));
     ac.table.rows.push_back(std::move(row));
     if (o && o->compared) ac.marks.push_back(mark_of(*o));
+    if (std::string latency = latency_line(c, e.env); !latency.empty()) ac.why.push_back(std::move(latency));
     if (o)
       if (std::string why = why_line(c, *o, a.baseline); !why.empty()) ac.why.push_back(std::move(why));
   }

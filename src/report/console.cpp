@@ -70,6 +70,16 @@ std::string console_summary(const SummarySection& s, const std::string& baseline
          console_table(s.console);
 }
 
+// serve: the latency quantiles against the baseline.
+std::string console_latency(const CaseSection& s) {
+  if (s.latency.rows.empty()) return "";
+  std::string out = "  latency per quantile, ms (median of runs), and the change against the baseline (95% CI):\n";
+  Table t = s.latency;
+  t.gap.assign(t.header.size(), 2);
+  t.gap[0] = 4;
+  return out + console_table(t);
+}
+
 // The counters behind the explanations, with why any is n/a.
 std::string console_counters(const CaseSection& s) {
   if (s.counters.rows.empty()) return "";
@@ -249,7 +259,7 @@ std::string render_console(const Analysis& analysis) {
     for (const auto& s : report.cases)
       if (s.kind == kind)
         out += fmt::format("\n{}  ({})\n", s.analysis->case_id, s.caption) + console_table(s.console) +
-               console_comparisons(s) + console_counters(s) + console_ablation(s);
+               console_comparisons(s) + console_latency(s) + console_counters(s) + console_ablation(s);
   }
   for (const auto& s : report.summaries) out += console_summary(s, analysis.baseline);
   if (!report.console_backends.rows.empty())

@@ -251,6 +251,10 @@ std::string html_case_details(const CaseSection& s, std::size_t index) {
   out += "</div>\n";
   html_table(out, s.detail, "detail", id + "-detail");
   out += html_comparisons(s);
+  if (!s.latency.rows.empty()) {
+    out += fmt::format("<p class=\"caption\">{}</p>\n", html_escape(s.latency_caption));
+    html_table(out, s.latency, "latency", id + "-latency");
+  }
   if (!s.counters.rows.empty()) {
     out += fmt::format("<p class=\"caption\">{}</p>\n", html_escape(s.counters_caption));
     html_table(out, s.counters, "counters", id + "-counters");

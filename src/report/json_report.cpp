@@ -318,6 +318,31 @@ json recorded_text(const std::string& text) { return text.empty() ? json(nullptr
 
 }  // namespace
 
+namespace {
+
+// serve: each environment's latency quantiles per run, and their comparisons.
+json latency_json(const CaseAnalysis& c) {
+  json envs = json::array();
+  for (const auto& e : c.envs) {
+    json quantiles = json::array();
+    for (std::size_t q = 0; q < e.latency_runs.size() && q < std::size(kLatencyQuantiles); ++q)
+      quantiles.push_back({{"quantile", kLatencyQuantiles[q].name},
+                           {"run_seconds", numbers(e.latency_runs[q])},
+                           {"median_seconds", number(median(e.latency_runs[q]))}});
+    envs.push_back({{"env", e.env},
+                    {"path", e.serve_path},
+                    {"achieved_rate", e.achieved_rate ? number(*e.achieved_rate) : json(nullptr)},
+                    {"quantiles", quantiles}});
+  }
+  json comparisons = json::array();
+  for (const auto& [env, list] : c.latency)
+    for (const auto& q : list)
+      comparisons.push_back({{"env", env}, {"quantile", q.quantile}, {"comparison", overhead_json(q.comparison)}});
+  return {{"envs", envs}, {"comparisons", comparisons}};
+}
+
+}  // namespace
+
 json analysis_json(const Analysis& analysis, const Manifest& manifest) {
   json j;
   j["schema_version"] = kAnalysisJsonSchemaVersion;
@@ -386,6 +411,7 @@ json analysis_json(const Analysis& analysis, const Manifest& manifest) {
       cj["explanations"].push_back(explanation_json(
           e, analysis.baseline, likely == c.likely_causes.end() ? std::vector<LikelyCause>{} : likely->second));
     }
+    if (c.serves()) cj["latency"] = latency_json(c);
     // `dlcbench explain`: each ablated feature's share of the overhead.
     if (c.ablation)
       cj["ablation"] = ablation_json(*c.ablation, c.startup ? "start" : c.micro ? "operation" : "batch");

@@ -105,6 +105,10 @@ std::string md_case_details(const CaseSection& s) {
     if (!l.explanation.empty()) out += fmt::format("  - **{}**\n", md_escape(l.explanation));
     for (const auto& d : l.details) out += fmt::format("  - {}\n", md_escape(d));
   }
+  if (!s.latency.rows.empty()) {
+    out += fmt::format("\n{}\n\n", md_escape(s.latency_caption));
+    md_table(out, s.latency);
+  }
   if (!s.counters.rows.empty()) {
     out += fmt::format("\n{}\n\n", md_escape(s.counters_caption));
     md_table(out, s.counters);

@@ -75,6 +75,14 @@ CaseSection case_section(const Analysis& analysis, const CaseAnalysis& c) {
   s.comparisons = comparison_lines(c, analysis.baseline);
   s.failures = failure_lines(c);
   s.disturbances = disturbance_lines(c, analysis.baseline);
+  s.latency = latency_table(c, analysis.baseline);
+  if (!s.latency.rows.empty())
+    s.latency_caption = fmt::format(
+        "Latency of the requests, from when each was due to its answer: each run's quantile over its {} measured "
+        "requests, median over runs (range of runs); each environment against {} paired by round, Hodges-Lehmann "
+        "with the Wilcoxon 95% CI. Path: how the load generator on the host reached the server (host: the host's "
+        "network; veth: a veth pair to a bridge; slirp: slirp4netns in user space).",
+        samples_per_run(c), analysis.baseline);
   s.counters = counters_table(c, analysis.baseline);
   if (!s.counters.rows.empty()) {
     s.counters_caption = fmt::format(

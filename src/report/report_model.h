@@ -124,6 +124,12 @@ std::vector<std::string> counter_notes(const CaseAnalysis& c);
 // bootstrap interval, and whether the fingerprint shows the change. No
 // rows without an ablation.
 Table ablation_table(const CaseAnalysis& c);
+// serve: a row per latency quantile and environment: the environment with
+// the way requests reached its server and the rate achieved, the latency
+// (median over runs, ms, with the runs' range), its change against the
+// baseline with the robust 95% CI (paired by round), and the verdict. No
+// rows for other cases.
+Table latency_table(const CaseAnalysis& c, const std::string& baseline);
 
 // ---- Words ---------------------------------------------------------------------
 
@@ -226,6 +232,9 @@ struct CaseSection {
   // ablation), a sentence per feature and the closing outcome.
   std::string ablation_caption;
   Table ablation;
+  // serve: the latency quantiles (no rows: not a serve case).
+  std::string latency_caption;
+  Table latency;
   std::vector<std::string> ablation_lines;
   std::string ablation_outcome;
 };

@@ -507,4 +507,34 @@ Table ablation_table(const CaseAnalysis& c) {
   return t;
 }
 
+Table latency_table(const CaseAnalysis& c, const std::string& baseline) {
+  Table t;
+  if (!c.serves()) return t;
+  t.header = {"quantile", "environment", "path", "requests/s", "ms", "runs' range", "vs " + baseline + " (95% CI)",
+              "verdict"};
+  t.numeric = {false, false, false, true, true, false, false, false};
+  for (std::size_t q = 0; q < std::size(kLatencyQuantiles); ++q)
+    for (const auto& e : c.envs) {
+      if (e.latency_runs.size() <= q || e.latency_runs[q].empty()) continue;
+      const auto& runs = e.latency_runs[q];
+      const auto [low, high] = std::minmax_element(runs.begin(), runs.end());
+      std::vector<Cell> row = {kLatencyQuantiles[q].name, e.env, e.serve_path,
+                               e.achieved_rate ? fmt::format("{:.1f}", *e.achieved_rate) : "n/a",
+                               fmt::format("{:.3f}", 1e3 * median(runs)),
+                               fmt::format("{:.3f} .. {:.3f}", 1e3 * *low, 1e3 * *high)};
+      const auto compared = c.latency.find(e.env);
+      if (e.env == baseline) {
+        row.insert(row.end(), {"baseline", ""});
+      } else if (compared == c.latency.end() || compared->second.size() <= q) {
+        row.insert(row.end(), {"n/a", ""});
+      } else {
+        const Overhead& o = compared->second[q].comparison;
+        row.push_back(headline_short_words(o));
+        row.push_back(verdict_cell(o));
+      }
+      t.rows.push_back(std::move(row));
+    }
+  return t;
+}
+
 }  // namespace dlcbench

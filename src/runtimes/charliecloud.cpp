@@ -128,6 +128,8 @@ class CharliecloudEnvironment : public Environment {
   // ch-run replaces itself with the program: nothing outlives a launch but
   // the run's folder, which finish() removes.
   void finish() override { scratch_.reset(); }
+  // ch-run keeps the host's network namespace.
+  ServeRoute prepare_serving() override { return host_network_route(); }
 
   std::vector<std::string> remove_leftovers() override {
     // A session killed with SIGKILL leaves its folder; the run id names it.

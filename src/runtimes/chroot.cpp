@@ -24,6 +24,8 @@ class ChrootEnvironment : public Environment {
 
   // Nothing to build: preparing is checking.
   void prepare() override { check(); }
+  // No network namespace of its own.
+  ServeRoute prepare_serving() override { return host_network_route(); }
   void check() override {
     if (!context_.command_only)
       throw EnvironmentUnavailable(

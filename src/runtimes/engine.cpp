@@ -136,6 +136,9 @@ class EngineEnvironment : public Environment {
     if (!context_.cgroup_parent.empty() && !rootless_)
       c.argv.insert(c.argv.end(), {"--cgroup-parent", context_.cgroup_parent});
     c.argv.insert(c.argv.end(), run_flags_.begin(), run_flags_.end());
+    if (launch.serves && !serve_network_.empty())
+      for (std::size_t i = 0; i + 1 < c.argv.size(); ++i)
+        if (c.argv[i] == "--network") c.argv[i + 1] = serve_network_;
     for (const auto& [k, v] : launch.env) {
       c.argv.push_back("--env");
       c.argv.push_back(k + "=" + v);
@@ -223,6 +226,15 @@ class EngineEnvironment : public Environment {
                                              first_line(rm.result.stderr_tail)));
       removed.push_back(name);
     }
+    // A serve case's bridge network (docker), labelled with the run id.
+    if (flavour_.name == "docker") {
+      auto networks = capture_output(
+          global({"network", "ls", "--filter", "label=dlcbench.run=" + context_.run_id, "--format", "{{.Name}}"}), 60);
+      std::stringstream listed_networks(networks.result.ok() ? networks.out : "");
+      for (std::string name; std::getline(listed_networks, name);)
+        if (!name.empty() && name != serve_network_ && capture_output(global({"network", "rm", name}), 60).result.ok())
+          removed.push_back(name);
+    }
     // The image's tar, if a session was killed while it built it.
     const auto folders = remove_scratch_dirs_left(image_scratch_prefix());
     removed.insert(removed.end(), folders.begin(), folders.end());
@@ -247,7 +259,53 @@ class EngineEnvironment : public Environment {
     return removed;
   }
 
+  // docker: a bridge network of the run's own (dockerd runs with
+  // --bridge=none under scripts/with-docker.sh, so there is no default one;
+  // with --iptables=false it adds no firewall rule), reached from the host
+  // at the server's address on it. The others: the host's network only.
+  ServeRoute prepare_serving() override {
+    if (options_.network == "host") return host_network_route();
+    ServeRoute route;
+    if (flavour_.name != "docker") {
+      route.why_not = fmt::format(
+          "{}{}: serve needs a network the host reaches, and {}; give {}:network=host to serve through the host's "
+          "network",
+          flavour_.name, rootless_ ? " (rootless)" : "",
+          rootless_ ? "rootless Podman's slirp4netns reaches the container only through a published port"
+                    : "Podman's bridge networks add firewall rules (netavark, CNI), which dlcbench never touches",
+          flavour_.name);
+      return route;
+    }
+    if (options_.runtime == "runsc") {
+      route.why_not = "docker:runtime=runsc: dockerd runs runsc with --network=none (gVisor's loopback-only stack), "
+                      "which the host cannot reach; serve with runsc:network=host instead";
+      return route;
+    }
+    if (serve_network_.empty()) {
+      const std::string name = "dlcbench-serve-" + context_.run_id;
+      auto exists = capture_output(global({"network", "inspect", "--format", "{{.Name}}", name}), 60);
+      if (!exists.result.ok()) {
+        auto made = capture_output(
+            global({"network", "create", "--driver", "bridge", "--label", "dlcbench.run=" + context_.run_id, name}), 120);
+        if (!made.result.ok())
+          throw EnvironmentUnavailable(fmt::format(
+              "docker network create {} failed: {}; serve needs a bridge network for the server, or give "
+              "docker:network=host",
+              name, first_line(made.result.stderr_tail)));
+      }
+      serve_network_ = name;
+    }
+    route.reach = ServeRoute::Reach::server_address;
+    route.listen = "0.0.0.0";
+    route.path = ServeRoute::Path::veth;
+    return route;
+  }
+
   void finish() override {
+    if (!serve_network_.empty()) {
+      capture_output(global({"network", "rm", serve_network_}), 60);
+      serve_network_.clear();
+    }
     // The run's own tag goes (the image stays while another run's tag or the
     // shared one names it). An image imported for this run goes with it,
     // unless asked to keep it; one that was already there stays.
@@ -593,6 +651,7 @@ class EngineEnvironment : public Environment {
   std::optional<RootlessUser> rootless_;   // podman:rootless=USER
   std::vector<std::string> user_prefix_;   // runs the client as that user (rootless.h)
   std::string storage_driver_;             // podman: overlay, vfs (rootless without fuse-overlayfs), ...
+  std::string serve_network_;              // docker: the run's bridge network for serve cases, once made
   std::vector<std::string> global_flags_;
   std::vector<std::string> run_flags_;
   std::vector<std::string> adjustments_;

@@ -12,6 +12,35 @@
 
 namespace dlcbench {
 
+const char* serve_path_name(ServeRoute::Path path) {
+  switch (path) {
+    case ServeRoute::Path::host: return "host";
+    case ServeRoute::Path::veth: return "veth";
+    case ServeRoute::Path::slirp: return "slirp";
+    case ServeRoute::Path::none: break;
+  }
+  return "none";
+}
+
+ServeRoute Environment::prepare_serving() {
+  ServeRoute route;
+  route.why_not = fmt::format(
+      "{} starts the server in a network namespace of its own with loopback only, which the load generator on the "
+      "host cannot reach: give {}:network=host to serve through the host's network",
+      name(), name());
+  return route;
+}
+
+// The host's own network, for environments that share it (host, chroot,
+// charliecloud, network=host).
+ServeRoute host_network_route() {
+  ServeRoute route;
+  route.reach = ServeRoute::Reach::loopback;
+  route.listen = "127.0.0.1";
+  route.path = ServeRoute::Path::host;
+  return route;
+}
+
 std::string io_path_for(const std::string& target, bool in_container) {
   if (target == "rootfs") return in_container ? kContainerRootfsIoPath : kHostRootfsIoPath;
   if (target == "tmpfs") return in_container ? kContainerTmpfsIoPath : kHostTmpfsIoPath;

@@ -42,7 +42,29 @@ struct WorkerLaunch {
   // Program::command with a metric: the warm-up iterations, after which
   // the probe ends the command's start-up.
   int warmup = 0;
+  // A serve case's server: the load generator on the host must reach it
+  // (Environment::prepare_serving).
+  bool serves = false;
 };
+
+// How a serve case's load generator, on the host, reaches a server launched
+// in an environment, and which way its packets go.
+struct ServeRoute {
+  enum class Reach {
+    none,            // not from the host: why_not says why, and the fix
+    loopback,        // the host's own network stack: 127.0.0.1
+    server_address,  // the address of the server's interface in its own namespace, which it prints
+  };
+  Reach reach = Reach::none;
+  std::string listen;  // the address the server binds
+  enum class Path { none, host, veth, slirp };
+  Path path = Path::none;
+  std::string why_not;
+};
+const char* serve_path_name(ServeRoute::Path path);  // "host", "veth", "slirp", "none"
+// Through the host's own network stack, at 127.0.0.1.
+ServeRoute host_network_route();
+
 
 // The launch of a user's command case (Program::command), for the preflight
 // and the measured rounds alike.
@@ -151,6 +173,11 @@ class Environment {
   virtual void check() {}
   // `instance` names this launch uniquely (the container name).
   virtual LaunchCommand command(const WorkerLaunch& launch, const std::string& instance) const = 0;
+  // Before a serve case's launch: makes what the server's network needs
+  // (a bridge network for docker, once) and says how the host reaches it.
+  // The default: the environment's own network namespace, which the host
+  // cannot reach.
+  virtual ServeRoute prepare_serving();
   // Removes what a failed or stopped launch may have left (a container that
   // outlived its client).
   virtual void cleanup(const std::string& /*instance*/) {}

@@ -31,6 +31,7 @@ class HostEnvironment : public Environment {
     scratch_.emplace(scratch_prefix());
   }
   void finish() override { scratch_.reset(); }
+  ServeRoute prepare_serving() override { return host_network_route(); }
 
   std::vector<std::string> remove_leftovers() override {
     // A session killed with SIGKILL leaves its folder; the run id names it.

@@ -136,6 +136,10 @@ class OciEnvironment : public Environment {
     return removed;
   }
 
+  ServeRoute prepare_serving() override {
+    return options_.network == "host" ? host_network_route() : Environment::prepare_serving();
+  }
+
   void finish() override {
     scratch_.reset();
     // Only the empty file a runtime made: never what the user put there.

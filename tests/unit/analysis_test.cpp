@@ -81,6 +81,61 @@ TEST(Analysis, TheLoadersWaitForDataIsItsShareOfTheMeasuredTimeAndAbsentElsewher
   EXPECT_FALSE(a.cases[0].envs[1].data_wait_share.has_value());
 }
 
+// serve: per run each latency quantile of its requests, and each compared
+// with the baseline's paired by round: a server whose median stays and whose
+// tail doubles reads as just that.
+TEST(Analysis, AServeCasesQuantilesAreComparedEachPairedByRound) {
+  CaseSpec spec;
+  spec.workload = "serve";
+  spec.variant = "fcn5";
+  spec.backend = "torch";
+  spec.size = 1;
+  spec.batch = 1;
+  spec.workers = 2;
+  spec.clients = 2;
+  spec.rate = 100;
+  spec.iters = 1000;
+  const std::string id = spec.id();
+  json m = {{"plan", {{"baseline", "host"}, {"environments", {"host", "docker"}}, {"cases", {json(spec)}}}}};
+  std::vector<json> r;
+  std::mt19937_64 rng(7);
+  for (int round = 1; round <= 8; ++round)
+    for (const std::string env : {"host", "docker"}) {
+      r.push_back({{"type", "listening"}, {"env", env}, {"round", round}, {"case", id}, {"port", 4000},
+                   {"path", env == "host" ? "host" : "veth"}});
+      std::uniform_real_distribution<double> body(0.0010, 0.0012);
+      for (int i = 0; i < 1000; ++i) {
+        // 5% of the requests are slow: 5 ms on the host, 10 ms in docker.
+        const double tail = env == "host" ? 0.005 : 0.010;
+        const double seconds = i % 20 == 0 ? tail * (1 + 0.01 * round) : body(rng);
+        r.push_back({{"type", "sample"}, {"env", env}, {"round", round}, {"case", id}, {"phase", "measured"},
+                     {"iter", i}, {"seconds", seconds}});
+      }
+      r.push_back({{"type", "load"}, {"env", env}, {"round", round}, {"case", id}, {"achieved_rate", 99.5}});
+      r.push_back({{"type", "launch"}, {"env", env}, {"round", round}, {"case", id}, {"ok", true}});
+    }
+  const Analysis a = analyze(m, r);
+  const CaseAnalysis& c = a.cases[0];
+  ASSERT_TRUE(c.serves());
+  EXPECT_EQ(c.run_statistic, "p99");
+  EXPECT_EQ(c.envs[1].serve_path, "veth");
+  ASSERT_TRUE(c.envs[1].achieved_rate.has_value());
+  EXPECT_DOUBLE_EQ(*c.envs[1].achieved_rate, 99.5);
+  ASSERT_EQ(c.envs[0].latency_runs.size(), 4u);
+  EXPECT_EQ(c.envs[0].latency_runs[0].size(), 8u);
+  ASSERT_EQ(c.latency.count("docker"), 1u);
+  const auto& quantiles = c.latency.at("docker");
+  ASSERT_EQ(quantiles.size(), 4u);
+  EXPECT_EQ(quantiles[0].quantile, "p50");
+  EXPECT_FALSE(is_significant(quantiles[0].comparison.verdict));
+  EXPECT_NEAR(quantiles[0].comparison.headline.time_ratio, 1.0, 0.05);
+  EXPECT_EQ(quantiles[2].quantile, "p99");
+  EXPECT_EQ(quantiles[2].comparison.verdict, Verdict::slower);
+  EXPECT_NEAR(quantiles[2].comparison.headline.time_ratio, 2.0, 0.05);
+  // The headline is p99's.
+  EXPECT_NEAR(c.overheads[0].headline.time_ratio, 2.0, 0.05);
+}
+
 TEST(Analysis, LaunchesTheManifestCountsButTheResultsLackAreNamed) {
   // Issue 18: a run whose manifest says "completed" but whose results.jsonl
   // is half gone (or empty) reported as complete, every cell n/a.

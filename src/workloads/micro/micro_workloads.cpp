@@ -70,6 +70,21 @@ std::uint64_t free_bytes(const fs::path& folder) {
   return static_cast<std::uint64_t>(s.f_bavail) * s.f_frsize;
 }
 
+// serve's rate=: requests per second, a positive number ("400", "37.5").
+double parse_rate(const std::string& text) {
+  std::size_t used = 0;
+  double rate = 0;
+  try {
+    rate = std::stod(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used != text.size() || !(rate > 0) || rate > kMaxServeRate)
+    throw UsageError(fmt::format("serve: rate={} is not a number of requests per second from 0 (closed loop) to {:g}",
+                                 text, kMaxServeRate));
+  return rate;
+}
+
 }  // namespace
 
 double micro_figure(const MicroWorkloadInfo& info, double work, double seconds) {
@@ -139,6 +154,16 @@ const std::vector<MicroWorkloadInfo>& micro_workloads() {
            "batch. Samples per second, and the time the step waited for data",
            "samples/s", true, 1, "mean", {"mnist", "cifar10"},
            {{"workers", "4"}, {"prefetch", "2"}, {"batch", "128"}, {"edge", "112"}}, 1, 10, false, make_loader),
+      // An inference server in the environment, its load from the host: the
+      // figure is a latency quantile per launch (p99; p50, p90 and p99.9
+      // beside it), so the tail is compared, not the mean.
+      info(kServeWorkload,
+           "an inference server: threads= inference threads answer batch-1 requests for the network (fcn5, alexnet, "
+           "resnet56, lstm; LibTorch) over TCP from a load generator on the host, at rate= requests/s (open loop; "
+           "0: closed loop over clients= connections); requests= measured per launch. Latency from when a request "
+           "was due to its answer, p99 per launch, p50, p90 and p99.9 beside it",
+           "ms", false, 1e3, "p99", {"fcn5", "alexnet", "resnet56", "lstm"},
+           {{"threads", "2"}, {"rate", "0"}, {"clients", "0"}, {"requests", "2000"}}, 200, 2000, false, nullptr),
       // On the GPU, through the CUDA plugin, loaded by the worker that runs them.
       info("gpu-gemm", "cuBLAS GEMM (cublasGemmEx) of square matrices on the GPU: FP32, TF32 (tensor cores), BF16 "
            "and FP16 (FP32 accumulation); about 100 ms of products per operation, CUDA events, results checked",
@@ -259,6 +284,28 @@ std::vector<CaseSpec> expand_micro_cases(const MicroRequest& request, const Micr
   base.seed = settings.seed;
   if (info.gpu) base.device = "gpu";
 
+  if (info.name == kServeWorkload) {
+    const std::int64_t threads = parse_positive(info.name, "threads", option_or_default(request, info, "threads"), false);
+    const std::int64_t requests =
+        parse_positive(info.name, "requests", option_or_default(request, info, "requests"), false);
+    const std::string rate = option_or_default(request, info, "rate");
+    const std::string clients = option_or_default(request, info, "clients");
+    if (threads > kMaxThreads || requests > kMaxIters)
+      throw UsageError(fmt::format("serve: threads= goes up to {} and requests= up to {}", kMaxThreads, kMaxIters));
+    base.workers = static_cast<int>(threads);
+    base.size = 1;  // batch 1
+    base.batch = 1;
+    base.iters = static_cast<int>(requests);
+    base.warmup = static_cast<int>(std::max<std::int64_t>(20, requests / 10));
+    base.rate = rate == "0" ? 0.0 : parse_rate(rate);
+    base.clients = clients == "0" ? base.workers
+                                  : static_cast<int>(parse_positive(info.name, "clients", clients, false));
+    base.backend = "torch";
+    CaseSpec c = base;
+    c.variant = request.variant.empty() ? "fcn5" : request.variant;
+    check_worker_case_counts(c);
+    return {c};
+  }
   if (info.name == kLoaderWorkload) {
     auto whole = [&](const char* key, long high) {
       const std::int64_t v = parse_positive(info.name, key, option_or_default(request, info, key), false);

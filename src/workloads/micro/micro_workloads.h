@@ -16,6 +16,8 @@
 
 namespace dlcbench {
 
+inline constexpr const char* kServeWorkload = "serve";
+
 struct MicroWorkloadInfo {
   std::string name;
   std::string description;
