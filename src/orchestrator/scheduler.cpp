@@ -473,6 +473,7 @@ std::string describe_run(const CaseSpec& spec, const LaunchOutcome& launched) {
                        spec.command.metric.higher_is_better ? 1.0 / value : value, spec.command.metric.unit, count,
                        spec.command.metric.higher_is_better ? ", as the mean time per unit" : "");
   }
+  if (spec.serves()) return fmt::format("p99 {:.4g} ms of {} requests", 1e3 * value, count);
   if (const MicroWorkloadInfo* micro = find_micro_workload(spec.workload))
     return fmt::format("{:.4g} {} ({} of {} operations)", micro_figure(*micro, launched.work, value),
                        micro->unit(spec.variant), statistic == "min" ? "best" : statistic, count);

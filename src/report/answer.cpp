@@ -110,12 +110,12 @@ std::string latency_line(const CaseAnalysis& c, const std::string& env) {
   if (!median || !p99 || !median->compared || !p99->compared) return "";
   auto ratio = [](const Overhead& o) {
     const Headline& h = o.headline;
-    return h.bounded() ? fmt::format("{:.2f}x (95% CI {:.2f}x .. {:.2f}x)", h.time_ratio, h.time_low, h.time_high)
+    return h.bounded() ? fmt::format("{:.2f}x (95% CI {:.2f} .. {:.2f})", h.time_ratio, h.time_low, h.time_high)
                        : fmt::format("{:.2f}x (no 95% CI)", h.time_ratio);
   };
   if (is_significant(median->verdict))
     return fmt::format("{}: the median is {}, p99 is {}", env, ratio(*median), ratio(*p99));
-  return fmt::format("{}: the median does not change ({}), p99 is {}", env, headline_short_words(*median), ratio(*p99));
+  return fmt::format("{}: the median does not change, {}; p99 is {}", env, headline_short_words(*median), ratio(*p99));
 }
 
 AnswerCase answer_case(const Analysis& a, const CaseAnalysis& c, std::vector<std::string>& allowed) {

@@ -252,6 +252,9 @@ std::string html_case_details(const CaseSection& s, std::size_t index) {
   html_table(out, s.detail, "detail", id + "-detail");
   out += html_comparisons(s);
   if (!s.latency.rows.empty()) {
+    out += fmt::format("<figure>\n{}<figcaption>Latency per quantile: each environment's median over runs, the "
+                       "whisker the runs' range.</figcaption>\n</figure>\n",
+                       svg_latency_chart(c, id + "-latency-chart"));
     out += fmt::format("<p class=\"caption\">{}</p>\n", html_escape(s.latency_caption));
     html_table(out, s.latency, "latency", id + "-latency");
   }

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <iterator>
 #include <vector>
 
@@ -449,6 +450,63 @@ std::string svg_bar_chart(const CaseAnalysis& c, const std::string& id) {
   out += "</g>\n";
   draw_category_axis(out, c, f.axis, f.left, f.y.r0);
   out += "</svg>\n";
+  return out;
+}
+
+std::string svg_latency_chart(const CaseAnalysis& c, const std::string& id) {
+  // Latencies span decades (p50 a few ms, p99.9 behind a throttled period
+  // hundreds): a log axis, each quantile a group, a bar per environment.
+  double lo = std::numeric_limits<double>::infinity(), hi = 0;
+  for (const auto& e : c.envs)
+    for (const auto& runs : e.latency_runs)
+      for (double v : runs)
+        if (std::isfinite(v) && v > 0) lo = std::min(lo, 1e3 * v), hi = std::max(hi, 1e3 * v);
+  if (!(hi > 0)) return "";
+  lo = std::pow(10.0, std::floor(std::log10(lo)));
+  hi = std::pow(10.0, std::ceil(std::log10(hi * 1.0001)));
+  const double left = 64, top = 12, plot_height = 220, bar = 16, gap = 18;
+  const double group = bar * static_cast<double>(c.envs.size()) + gap;
+  const double width = left + group * static_cast<double>(std::size(kLatencyQuantiles)) + 140;
+  const double height = top + plot_height + 34;
+  const Scale y{lo, hi, top + plot_height, top, true};
+  std::string out = svg_open("latency", id, width, height,
+                             fmt::format("{}: latency per quantile and environment, median of runs with the runs' "
+                                         "range, ms on a log scale",
+                                         c.case_id));
+  y_axis(out, y, log_ticks(lo, hi), left, left + group * static_cast<double>(std::size(kLatencyQuantiles)),
+         "latency, ms (log scale)");
+  out += "<g class=\"marks\">\n";
+  for (std::size_t q = 0; q < std::size(kLatencyQuantiles); ++q) {
+    const double x0 = left + gap / 2 + group * static_cast<double>(q);
+    for (std::size_t i = 0; i < c.envs.size(); ++i) {
+      const EnvironmentStats& e = c.envs[i];
+      if (e.latency_runs.size() <= q || e.latency_runs[q].empty()) continue;
+      const auto& runs = e.latency_runs[q];
+      const double m = 1e3 * median(runs);
+      const auto [low, high] = std::minmax_element(runs.begin(), runs.end());
+      const double x = x0 + bar * static_cast<double>(i);
+      out += fmt::format(
+          "<g class=\"mark\" data-env=\"{}\" data-quantile=\"{}\"><title>{} {}: {:.3f} ms (median of {} runs; range "
+          "{:.3f} .. {:.3f})</title>",
+          html_escape(e.env), kLatencyQuantiles[q].name, html_escape(e.env), kLatencyQuantiles[q].name, m, runs.size(),
+          1e3 * *low, 1e3 * *high);
+      out += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\" stroke=\"{}\"/>", px(x + 1),
+                         px(y(m)), px(bar - 2), px(std::max(0.0, y.r0 - y(m))), fill_of(i), kInk);
+      out += fmt::format("<path d=\"M{0} {1}V{2}\" stroke=\"{3}\" stroke-width=\"1.4\"/></g>\n", px(x + bar / 2),
+                         px(y(1e3 * *high)), px(y(1e3 * *low)), kInk);
+    }
+    out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n",
+                       px(x0 + bar * static_cast<double>(c.envs.size()) / 2), px(y.r0 + 18), kLatencyQuantiles[q].name);
+  }
+  out += "</g>\n<g class=\"legend\">\n";
+  const double legend_x = left + group * static_cast<double>(std::size(kLatencyQuantiles)) + 12;
+  for (std::size_t i = 0; i < c.envs.size(); ++i)
+    out += fmt::format(
+        "<rect x=\"{}\" y=\"{}\" width=\"10\" height=\"10\" fill=\"{}\" stroke=\"{}\"/><text x=\"{}\" y=\"{}\" "
+        "dominant-baseline=\"middle\">{}</text>\n",
+        px(legend_x), px(top + 16 * static_cast<double>(i)), fill_of(i), kInk, px(legend_x + 16),
+        px(top + 16 * static_cast<double>(i) + 5), html_escape(shorten(c.envs[i].env, 18)));
+  out += "</g>\n</svg>\n";
   return out;
 }
 

@@ -19,6 +19,9 @@ namespace dlcbench {
 // `id` becomes the element's id.
 std::string svg_bar_chart(const CaseAnalysis& c, const std::string& id);
 std::string svg_box_plot(const CaseAnalysis& c, const std::string& id);
+// serve: each latency quantile a group of bars, one per environment (median
+// of runs, whisker to the runs' range), on a log axis; "" without latencies.
+std::string svg_latency_chart(const CaseAnalysis& c, const std::string& id);
 // One row per case of the kind and non-baseline environment with an
 // overhead; "" when there is none.
 std::string svg_overhead_chart(const Analysis& analysis, CaseKind kind, const std::string& id);

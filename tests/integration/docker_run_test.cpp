@@ -23,6 +23,7 @@ namespace dlcbench {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 using json = nlohmann::json;
 
 void require_docker() {
@@ -365,6 +366,50 @@ TEST(Docker, TheLoaderFailsInASmallShmWithTheFixAndRunsWithShmOrIpcHost) {
   // The host's /dev/shm holds no batch of any of them (the host's and
   // ipc=host's loaders wrote there).
   EXPECT_EQ(loader_segments(), before);
+}
+
+// serve: the server in a container of docker's reached through a veth pair
+// on the run's own bridge network, the host's and network=host's through
+// the host's stack; every request timed, the quantiles compared, and the
+// bridge network gone with the run.
+TEST(Docker, AServerInDockerIsReachedThroughAVethAndItsQuantilesAreCompared) {
+  require_docker();
+  testing::TempDir out;
+  auto r = testing::run_dlcbench({"run", "--workloads", "serve:rate=100,requests=100", "--envs",
+                                  "host,docker,docker:network=host", "--runs", "2", "--out", out.path().string()});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr("p99 latency in ms per run"));
+  EXPECT_THAT(r.out, HasSubstr("docker: the median"));
+  const auto run_dir = testing::only_run_dir(out.path());
+  const auto records = testing::read_records(run_dir);
+  std::map<std::string, std::set<std::string>> paths, addresses;
+  std::map<std::string, int> measured;
+  for (const auto& rec : records) {
+    const std::string type = rec.value("type", ""), env = rec.value("env", "");
+    if (type == "listening") {
+      paths[env].insert(rec.value("path", ""));
+      addresses[env].insert(rec.value("address", ""));
+    }
+    if (type == "sample" && rec.value("phase", "") == "measured") ++measured[env];
+  }
+  EXPECT_EQ(paths["host"], std::set<std::string>{"host"});
+  EXPECT_EQ(paths["docker:network=host"], std::set<std::string>{"host"});
+  EXPECT_EQ(paths["docker"], std::set<std::string>{"veth"});
+  EXPECT_EQ(addresses["host"], std::set<std::string>{"127.0.0.1"});
+  for (const auto& address : addresses["docker"]) EXPECT_NE(address.rfind("127.", 0), 0u) << address;
+  for (const char* env : {"host", "docker", "docker:network=host"}) EXPECT_EQ(measured[env], 200) << env;
+
+  const auto details = testing::run_dlcbench({"report", run_dir.string(), "--details"});
+  EXPECT_THAT(details.out, HasSubstr("latency per quantile"));
+  EXPECT_THAT(details.out, HasSubstr("p99.9"));
+  const auto report = testing::run_dlcbench({"report", run_dir.string(), "--format", "json"});
+  const json j = json::parse(report.out);
+  const json& latency = j["cases"][0]["latency"];
+  EXPECT_EQ(latency["envs"].size(), 3u);
+  EXPECT_EQ(latency["comparisons"].size(), 8u);  // 2 environments x 4 quantiles
+  // The run's bridge network went with it.
+  auto networks = capture_output({"docker", "network", "ls", "--format", "{{.Name}}"}, 60);
+  EXPECT_THAT(networks.out, Not(HasSubstr("dlcbench-serve-")));
 }
 
 }  // namespace

@@ -184,5 +184,43 @@ TEST(Answer, ALongLabelIsShortenedKeepingItsStartAndEnd) {
   EXPECT_EQ(short_label("docker:cpus=1,memory=4g,shm=1g", 16).size(), 16u);
 }
 
+// serve (issue 38): a server whose median stays while its tail doubles is
+// said as exactly that in the answer, and every report carries the quantile
+// table and the latency chart.
+TEST(Answer, AServersTailIsSaidAgainstItsMedianAndEveryReportHasTheQuantiles) {
+  json spec = recorded_case("serve/fcn5/t2/r90", "serve");
+  spec.update({{"variant", "fcn5"}, {"size", 1}, {"batch", 1}, {"workers", 2}, {"clients", 2}, {"rate", 90},
+               {"block", 0}, {"io_mode", ""}, {"io_target", ""}, {"backend", "torch"}});
+  const json manifest = {{"run_id", "20261207-000000-abcd"},
+                         {"status", "completed"},
+                         {"plan", {{"baseline", "host"}, {"environments", {"host", "docker:cpus=1.5"}}, {"runs", 8},
+                                   {"cases", {spec}}}}};
+  std::vector<json> records;
+  for (int round = 1; round <= 8; ++round)
+    for (std::size_t e = 0; e < 2; ++e) {
+      const std::string env = e == 0 ? "host" : "docker:cpus=1.5";
+      records.push_back({{"type", "listening"}, {"env", env}, {"round", round}, {"case", "serve/fcn5/t2/r90"},
+                         {"path", e == 0 ? "host" : "veth"}});
+      std::vector<double> latencies;
+      for (int i = 0; i < 200; ++i)
+        latencies.push_back(i % 50 == 0 ? 0.010 * static_cast<double>(e + 1) * wobble(e, round, i) : 0.005 * wobble(e, round, i));
+      add_suite_launch(records, "serve/fcn5/t2/r90", env, round, latencies);
+    }
+  const Analysis a = analyze(manifest, records);
+  const std::string answer = render_answer(a, "dlcbench report DIR --details");
+  EXPECT_THAT(answer, HasSubstr("p99 latency in ms per run"));
+  EXPECT_THAT(answer, HasSubstr("docker:cpus=1.5: the median does not change"));
+  EXPECT_THAT(answer, ::testing::ContainsRegex("p99 is (1\\.9|2\\.0)[0-9]x"));
+  const std::string details = render_console(a);
+  EXPECT_THAT(details, HasSubstr("latency per quantile"));
+  EXPECT_THAT(details, HasSubstr("p99.9"));
+  EXPECT_THAT(details, HasSubstr("veth"));
+  Manifest m = manifest.get<Manifest>();
+  EXPECT_THAT(render_markdown(a, m), HasSubstr("| p99.9 |"));
+  const std::string html = render_html(a, m);
+  EXPECT_THAT(html, HasSubstr("class=\"chart latency\""));
+  EXPECT_THAT(html, HasSubstr("data-quantile=\"p99.9\""));
+}
+
 }  // namespace
 }  // namespace dlcbench
