@@ -19,7 +19,7 @@ packages=(
   clang libclang-rt-14-dev libomp-14-dev
   docker.io runc
   # Podman and crun run as they are; `dlcbench doctor` says what works here.
-  podman crun uidmap slirp4netns fuse-overlayfs
+  podman crun uidmap slirp4netns fuse-overlayfs rootlesskit
   # gVisor (--envs runsc, docker:runtime=runsc); scripts/with-docker.sh
   # registers it with the dockerd it starts, writing the config with jq.
   runsc jq

@@ -110,6 +110,26 @@ RuntimeCheck check_rootless_podman(const fs::path& self_exe) {
   return c;
 }
 
+// Rootless Docker, checked as root where the rootless user is set up: its
+// dockerd answers (scripts/with-rootless-docker.sh starts one), or what to
+// run. Optional, as rootless Podman.
+RuntimeCheck check_rootless_docker(const fs::path& self_exe) {
+  const std::string name = fmt::format("docker:rootless={}", kDefaultRootlessUser);
+  RuntimeCheck c;
+  if (rootless_docker_running(kDefaultRootlessUser)) {
+    c = check_runtime(name, self_exe);
+  } else {
+    c.name = name;
+    c.installed = true;
+    c.problem = rootless_problems(kDefaultRootlessUser).empty()
+                    ? "no rootless dockerd of dlcbench-rootless runs: run dlcbench under "
+                      "scripts/with-rootless-docker.sh, which starts one as that user and stops it after"
+                    : fmt::format("{}", fmt::join(rootless_problems(kDefaultRootlessUser), "\n"));
+  }
+  c.optional = true;
+  return c;
+}
+
 // gVisor's platforms: ptrace works wherever ptrace does; kvm needs /dev/kvm
 // and, on a VM, nested virtualisation, without which its sandbox hangs for
 // ever. Each is tried with one noop container and a time limit.
@@ -412,6 +432,7 @@ int doctor(bool json) {
   for (const auto& name : environment_names())
     if (name != "chroot") checks.push_back(check_runtime(name, self_exe));  // not a runtime: a user's command only
   if (geteuid() == 0 && find_program("podman")) checks.push_back(check_rootless_podman(self_exe));
+  if (geteuid() == 0 && find_program("docker")) checks.push_back(check_rootless_docker(self_exe));
 
   const GvisorCheck gvisor = check_gvisor(self_exe);
 

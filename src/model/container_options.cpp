@@ -44,8 +44,9 @@ const std::vector<OptionInfo>& all_options() {
       {"network", "network=MODE    network: none (default), host or bridge"},
       {"seccomp", "seccomp=PROFILE seccomp profile: unconfined or a JSON file; for runc, crun and runsc also "
                   "default (Podman's default profile, /usr/share/containers/seccomp.json; their bundles have none by default)"},
-      {"rootless", "rootless=USER   podman: run Podman rootless as USER, a user with subordinate IDs (as root; "
-                   "scripts/rootless-user.sh makes dlcbench-rootless), or as yourself when dlcbench runs unprivileged"},
+      {"rootless", "rootless=USER   podman, docker: run the engine rootless as USER, a user with subordinate IDs (as "
+                   "root; scripts/rootless-user.sh makes dlcbench-rootless), or as yourself when dlcbench runs "
+                   "unprivileged; docker: that user's dockerd-rootless.sh must run (scripts/with-rootless-docker.sh)"},
       {"gpus", "gpus=MODE       GPU access for GPU cases: auto (default: the NVIDIA container toolkit where installed, "
                "else device nodes), all (the toolkit), nodes (dlcbench passes /dev/nvidia* and the driver libraries), "
                "none"},
@@ -87,7 +88,8 @@ const std::vector<std::string>& option_keys(const std::string& environment) {
   static const std::map<std::string, std::vector<std::string>> keys = {
       {"host", {}},
       {"docker",
-       {"image", "runtime", "cpus", "cpuset", "memory", "shm", "ipc", "pid", "network", "seccomp", "scratch", "gpus"}},
+       {"image", "runtime", "cpus", "cpuset", "memory", "shm", "ipc", "pid", "network", "seccomp", "scratch", "gpus",
+        "rootless"}},
       {"podman",
        {"image", "runtime", "cpus", "cpuset", "memory", "shm", "ipc", "pid", "network", "seccomp", "scratch", "gpus",
         "rootless"}},

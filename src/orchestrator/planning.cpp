@@ -83,6 +83,10 @@ std::vector<std::string> default_environments() {
   // root; a user's own podman is rootless already).
   if (geteuid() == 0 && find_program("podman") && rootless_problems(kDefaultRootlessUser).empty())
     envs.push_back(fmt::format("podman:rootless={}", kDefaultRootlessUser));
+  // Rootless Docker where that user's dockerd runs (scripts/with-rootless-docker.sh).
+  if (geteuid() == 0 && find_program("docker") && rootless_problems(kDefaultRootlessUser).empty() &&
+      rootless_docker_running(kDefaultRootlessUser))
+    envs.push_back(fmt::format("docker:rootless={}", kDefaultRootlessUser));
   return envs;
 }
 

@@ -61,14 +61,20 @@ struct LaunchOutcome {
 // one, and what a bare exit status means where it did not.
 // The last line a failed program wrote to stderr, which names its error (a
 // Python traceback ends with the exception: "RuntimeError: DataLoader worker
-// (pid 27) is killed by signal: Bus error."); "" when it wrote none.
+// (pid 27) is killed by signal: Bus error."); "" when it wrote none. The
+// engines' closing advice ("Run 'docker run --help' for more information")
+// names nothing: the line before it does.
 std::string last_stderr_line(const std::string& stderr_tail) {
-  std::string text = stderr_tail;
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.pop_back();
-  const auto newline = text.find_last_of('\n');
-  std::string line = newline == std::string::npos ? text : text.substr(newline + 1);
-  const auto start = line.find_first_not_of(" \t");
-  line = start == std::string::npos ? "" : line.substr(start);
+  std::string text = stderr_tail, line;
+  while (!text.empty()) {
+    while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.pop_back();
+    const auto newline = text.find_last_of('\n');
+    line = newline == std::string::npos ? text : text.substr(newline + 1);
+    text = newline == std::string::npos ? "" : text.substr(0, newline);
+    const auto start = line.find_first_not_of(" \t");
+    line = start == std::string::npos ? "" : line.substr(start);
+    if (!line.starts_with("Run '") && !line.starts_with("See '")) break;
+  }
   constexpr std::size_t kMost = 400;
   if (line.size() > kMost) line = line.substr(0, kMost) + "...";
   return line;

@@ -94,16 +94,28 @@ class EngineEnvironment : public Environment {
     if (!program) throw EnvironmentUnavailable(flavour_.install_hint);
     program_ = *program;
     if (!options_.rootless_user.empty()) {
-      rootless_ = rootless_user(options_.rootless_user);
+      rootless_ = rootless_user(options_.rootless_user, flavour_.name);
       user_prefix_ = run_as_prefix(*rootless_);
     }
     if (flavour_.name == "podman") configure_podman();
+    // Rootless Docker: the user's own dockerd, under rootlesskit, at its
+    // socket in the user's runtime folder (dockerd-rootless.sh's default).
+    if (flavour_.name == "docker" && rootless_) global_flags_ = {"--host", rootless_docker_host(*rootless_)};
     add_option_flags();
     add_gpu_flags();
     auto version = capture_output(global({"version", "--format", version_format()}), 60);
     if (!version.result.ok())
-      throw EnvironmentUnavailable(fmt::format("{} cannot reach its engine ({}): {}", flavour_.name,
-                                               first_line(version.result.stderr_tail), flavour_.unreachable_hint));
+      throw EnvironmentUnavailable(fmt::format(
+          "{} cannot reach its engine ({}): {}", flavour_.name, first_line(version.result.stderr_tail),
+          flavour_.name == "docker" && rootless_
+              ? fmt::format("no rootless dockerd of {} answers at {}: start one with scripts/with-rootless-docker.sh "
+                            "COMMAND (it runs dockerd-rootless.sh as that user, then stops it)",
+                            rootless_->name, rootless_docker_host(*rootless_))
+              : flavour_.unreachable_hint));
+    if (flavour_.name == "docker" && rootless_) {
+      auto driver = capture_output(global({"info", "--format", "{{.Driver}}"}), 120);
+      if (driver.result.ok()) storage_driver_ = first_line(driver.out);
+    }
     version_ = first_line(version.out);
     if (flavour_.name == "docker") check_docker_runtime();
     if (image_.empty() && context_.command_only)
@@ -266,6 +278,12 @@ class EngineEnvironment : public Environment {
   ServeRoute prepare_serving() override {
     if (options_.network == "host") return host_network_route();
     ServeRoute route;
+    if (flavour_.name == "docker" && rootless_) {
+      route.why_not = "docker:rootless: the containers of rootless Docker live in rootlesskit's network namespace "
+                      "(network=host too), which the host reaches only through a published port; serve with "
+                      "docker or docker:network=host";
+      return route;
+    }
     if (flavour_.name != "docker") {
       route.why_not = fmt::format(
           "{}{}: serve needs a network the host reaches, and {}; give {}:network=host to serve through the host's "
@@ -341,7 +359,7 @@ class EngineEnvironment : public Environment {
                         {"options", options_json()},
                         {"command", command(example, "<instance>").argv}};
     if (flavour_.name == "docker") {
-      d["docker_host"] = getenv("DOCKER_HOST") ? getenv("DOCKER_HOST") : "";
+      d["docker_host"] = rootless_ ? rootless_docker_host(*rootless_) : getenv("DOCKER_HOST") ? getenv("DOCKER_HOST") : "";
       // The OCI runtime dockerd starts the containers with (gVisor's
       // platform is among its arguments) and the ones it knows.
       d["runtimes_registered"] = docker_runtimes_;
@@ -595,12 +613,12 @@ class EngineEnvironment : public Environment {
     ScratchDir scratch(image_scratch_prefix());
     const fs::path tar = scratch.path() / "rootfs.tar";
     write_rootfs_tar(content, tar, scratch.path());
-    // Rootless, podman reads the tar as its user: the folder (0700, root's)
+    // Rootless, the engine's client reads the tar as its user: the folder (0700, root's)
     // and the file become that user's.
     if (rootless_ && rootless_->switch_user)
       for (const fs::path& p : {scratch.path(), tar})
         if (chown(p.c_str(), rootless_->uid, rootless_->gid) != 0)
-          throw EnvironmentUnavailable(fmt::format("podman:rootless={}: cannot give {} to the user: {}",
+          throw EnvironmentUnavailable(fmt::format("{}:rootless={}: cannot give {} to the user: {}", flavour_.name,
                                                    rootless_->name, p.string(), std::strerror(errno)));
     // Imported under this run's own tag: a run of the same content that ends
     // meanwhile removes the shared tag, and with it an image that only the

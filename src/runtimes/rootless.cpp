@@ -73,19 +73,19 @@ std::vector<std::string> rootless_problems(const std::string& name) {
     problems.push_back("newuidmap and newgidmap are missing, which map a user's subordinate IDs: run `apt-get "
                        "install uidmap`");
   if (geteuid() == 0 && !find_program("setpriv"))
-    problems.push_back("setpriv is missing, which dlcbench runs Podman as the user with: run `apt-get install "
+    problems.push_back("setpriv is missing, which dlcbench runs the engine as the user with: run `apt-get install "
                        "util-linux`");
   return problems;
 }
 
-RootlessUser rootless_user(const std::string& name) {
+RootlessUser rootless_user(const std::string& name, const std::string& engine) {
   const auto problems = rootless_problems(name);
-  if (!problems.empty()) throw EnvironmentUnavailable(fmt::format("podman:rootless={}: {}", name, problems.front()));
+  if (!problems.empty()) throw EnvironmentUnavailable(fmt::format("{}:rootless={}: {}", engine, name, problems.front()));
   const Account a = *account(name);
   RootlessUser user{a.name, a.uid, a.gid, a.home, "", geteuid() == 0 && a.uid != 0};
   if (!user.switch_user) {
     const char* own = getenv("XDG_RUNTIME_DIR");
-    user.runtime_dir = own ? own : "";
+    user.runtime_dir = own && *own ? own : fmt::format("/run/user/{}", a.uid);
     return user;
   }
   user.runtime_dir = fmt::format("/run/user/{}", a.uid);
@@ -96,9 +96,9 @@ RootlessUser rootless_user(const std::string& name) {
   if (lstat(user.runtime_dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode) ||
       (st.st_uid != a.uid && st.st_uid != 0) || (st.st_uid == 0 && chown(user.runtime_dir.c_str(), a.uid, a.gid) != 0) ||
       chmod(user.runtime_dir.c_str(), 0700) != 0)
-    throw EnvironmentUnavailable(fmt::format("podman:rootless={}: cannot make {} the user's own runtime folder: "
+    throw EnvironmentUnavailable(fmt::format("{}:rootless={}: cannot make {} the user's own runtime folder: "
                                              "remove it and try again",
-                                             name, user.runtime_dir));
+                                             engine, name, user.runtime_dir));
   return user;
 }
 
@@ -114,6 +114,16 @@ std::vector<std::string> run_as_prefix(const RootlessUser& user) {
           "USER=" + user.name,
           "LOGNAME=" + user.name,
           "XDG_RUNTIME_DIR=" + user.runtime_dir};
+}
+
+std::string rootless_docker_host(const RootlessUser& user) { return "unix://" + user.runtime_dir + "/docker.sock"; }
+
+bool rootless_docker_running(const std::string& name) {
+  const struct passwd* pw = getpwnam(name.c_str());
+  if (!pw) return false;
+  struct stat st {};
+  const std::string socket = fmt::format("/run/user/{}/docker.sock", pw->pw_uid);
+  return stat(socket.c_str(), &st) == 0 && S_ISSOCK(st.st_mode);
 }
 
 }  // namespace dlcbench

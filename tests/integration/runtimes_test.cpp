@@ -123,6 +123,52 @@ TEST(Podman, RootlessPodmanRunsAsItsUserInAUserNamespace) {
   EXPECT_EQ(left.out, "") << left.result.stderr_tail;
 }
 
+// Rootless Docker: scripts/with-rootless-docker.sh starts dockerd-rootless.sh
+// as the rootless user and stops it after; the worker runs in its user
+// namespace with root mapped to that user, the same bits as the host's; a
+// server there is refused with the way to serve (the host cannot reach
+// rootlesskit's network namespace). The daemon is gone at the end, and a
+// user the test made too.
+TEST(Docker, RootlessDockerRunsInItsUsersNamespaceAndStopsAfter) {
+  if (!find_program("docker") || !std::filesystem::exists("/usr/share/docker.io/contrib/dockerd-rootless.sh"))
+    GTEST_SKIP() << "docker.io's dockerd-rootless.sh is not installed";
+  if (geteuid() != 0) GTEST_SKIP() << "as root only: it starts the daemon as the rootless user";
+  const std::string users = std::string(DLCBENCH_SOURCE_DIR) + "/scripts/rootless-user.sh";
+  const bool existed = capture_output({"id", "dlcbench-rootless"}).result.ok();
+  struct RemoveAfter {
+    bool remove;
+    std::string script;
+    ~RemoveAfter() {
+      if (remove) capture_output({script, "--remove"}, 300);
+    }
+  } remove_after{!existed, users};
+  const std::string env = "docker:rootless=dlcbench-rootless";
+  testing::TempDir out;
+  std::vector<std::string> argv = {std::string(DLCBENCH_SOURCE_DIR) + "/scripts/with-rootless-docker.sh", DLCBENCH_BINARY};
+  for (const auto& a : tiny_run("host," + env, out.path().string())) argv.push_back(a);
+  // A serve case beside it: refused in rootless Docker with the fix.
+  argv.insert(argv.begin() + 5, "fcn5,serve:rate=50,requests=20");
+  argv.erase(argv.begin() + 6);
+  const auto r = capture_output(argv, 900);
+  EXPECT_THAT(r.out, HasSubstr("isolation/user_namespace: host has none, " + env + " has 0:")) << r.result.stderr_tail;
+  EXPECT_THAT(r.out, HasSubstr("rootlesskit's network namespace"));
+  const auto run_dir = testing::only_run_dir(out.path());
+  const auto manifest = json::parse(std::ifstream(run_dir / "manifest.json"));
+  const json& described = manifest["environments"][env];
+  EXPECT_EQ(described["rootless"]["user"], "dlcbench-rootless") << described.dump();
+  EXPECT_THAT(described["docker_host"].get<std::string>(), HasSubstr("/run/user/"));
+  const auto envs = testing::summarize_by_env(testing::read_records(run_dir));
+  ASSERT_TRUE(envs.count(env));
+  EXPECT_EQ(envs.at(env).ok_launches, 1);  // fcn5's; serve's failed
+  const json& inside = envs.at(env).fingerprints.at(0);
+  EXPECT_EQ(inside["binary_sha256"], envs.at("host").fingerprints.at(0)["binary_sha256"]);
+  std::string uid = capture_output({"id", "-u", "dlcbench-rootless"}).out;
+  while (!uid.empty() && uid.back() == '\n') uid.pop_back();
+  EXPECT_THAT(inside["isolation"]["user_namespace"].get<std::string>(), HasSubstr("0:" + uid + ":1,1:"));
+  // The daemon stopped with the script.
+  EXPECT_FALSE(capture_output({"pgrep", "-u", "dlcbench-rootless", "-f", "rootlesskit"}).result.ok());
+}
+
 TEST(Runc, HostAndRuncMeasureIdenticalBitsAndLeaveNoBundle) {
   REQUIRE_RUNTIME("runc");
   expect_same_bits_in_a_container("runc", "container=runc");
@@ -242,13 +288,14 @@ TEST(Doctor, ListsEveryRuntimeWithVersionAndAFixForWhatIsMissing) {
       }
     }
   }
-  // Rootless Podman comes last, as root where podman is installed, set up or
-  // not; it is optional: not set up is no failure.
+  // Rootless Podman and rootless Docker come last, as root where the engine
+  // is installed, set up or not; they are optional: not set up is no failure.
   std::vector<std::string> expected = {"host", "docker", "podman", "runc", "crun", "runsc", "charliecloud"};
   if (geteuid() == 0 && find_program("podman")) expected.push_back("podman:rootless=dlcbench-rootless");
+  if (geteuid() == 0 && find_program("docker")) expected.push_back("docker:rootless=dlcbench-rootless");
   EXPECT_EQ(names, expected);
   for (const auto& r : report["runtimes"])
-    EXPECT_EQ(r["optional"], r["name"] == "podman:rootless=dlcbench-rootless") << r["name"];
+    EXPECT_EQ(r["optional"], r["name"].get<std::string>().find(":rootless=") != std::string::npos) << r["name"];
   // The BLAS check: the kernel against the CPU, and a real SGEMM probe.
   const json& blas = report["blas"];
   EXPECT_FALSE(blas["info"]["core"].get<std::string>().empty());

@@ -286,7 +286,7 @@ TEST(OciConfig, GpuPassthroughCreatesAllowsAndBindsTheDriverReadOnly) {
   EXPECT_TRUE(c["process"]["noNewPrivileges"].get<bool>());
 }
 
-TEST(ContainerOptions, RootlessNamesAUserOfPodmanAndChangesTheUserNamespace) {
+TEST(ContainerOptions, RootlessNamesAUserOfPodmanOrDockerAndChangesTheUserNamespace) {
   EXPECT_EQ(parse_container_options("podman", {{"rootless", "dlcbench-rootless"}}).rootless_user, "dlcbench-rootless");
   EXPECT_THAT(testing::error_of<UsageError>([] { parse_container_options("podman", {{"rootless", "-u0"}}); }),
               ::testing::HasSubstr("give a user name"));
@@ -294,7 +294,8 @@ TEST(ContainerOptions, RootlessNamesAUserOfPodmanAndChangesTheUserNamespace) {
               ::testing::HasSubstr("give a user name"));
   EXPECT_THAT(fields_changed_by({{"rootless", "x"}}), ::testing::Contains("/isolation/user_namespace"));
   EXPECT_THAT(option_keys("podman"), ::testing::Contains("rootless"));
-  EXPECT_THAT(option_keys("docker"), ::testing::Not(::testing::Contains("rootless")));
+  EXPECT_THAT(option_keys("docker"), ::testing::Contains("rootless"));
+  EXPECT_THAT(option_keys("runc"), ::testing::Not(::testing::Contains("rootless")));
 }
 
 TEST(Rootless, AUserThatDoesNotExistIsNamedWithTheScriptThatMakesOne) {
@@ -304,6 +305,9 @@ TEST(Rootless, AUserThatDoesNotExistIsNamedWithTheScriptThatMakesOne) {
   EXPECT_THAT(problems[0], ::testing::HasSubstr("scripts/rootless-user.sh"));
   EXPECT_THAT(testing::error_of<EnvironmentUnavailable>([] { rootless_user("dlcbench-no-such-user-xyz"); }),
               ::testing::HasSubstr("podman:rootless=dlcbench-no-such-user-xyz: no user"));
+  EXPECT_THAT(testing::error_of<EnvironmentUnavailable>([] { rootless_user("dlcbench-no-such-user-xyz", "docker"); }),
+              ::testing::HasSubstr("docker:rootless=dlcbench-no-such-user-xyz: no user"));
+  EXPECT_FALSE(rootless_docker_running("dlcbench-no-such-user-xyz"));
 }
 
 TEST(Rootless, AUserWithoutSubordinateIdsIsToldHowToAddThem) {
