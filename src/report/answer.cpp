@@ -113,9 +113,18 @@ std::string latency_line(const CaseAnalysis& c, const std::string& env) {
     return h.bounded() ? fmt::format("{:.2f}x (95% CI {:.2f} .. {:.2f})", h.time_ratio, h.time_low, h.time_high)
                        : fmt::format("{:.2f}x (no 95% CI)", h.time_ratio);
   };
+  // A server under a CPU quota: how often its cgroup was throttled, the
+  // cause of a tail that the median does not show (the counters' own
+  // explanation speaks only for a significant overhead).
+  std::string throttled;
+  if (const Explanation* e = c.explanation_of(env))
+    for (const auto& cc : e->counters)
+      if (cc.counter == Counter::throttled_percent && cc.runs > 0 && cc.unavailable.empty() && cc.mean > 0)
+        throttled = fmt::format("; its CPU quota throttled it in {:.1f}% of the periods", cc.mean);
   if (is_significant(median->verdict))
-    return fmt::format("{}: the median is {}, p99 is {}", env, ratio(*median), ratio(*p99));
-  return fmt::format("{}: the median does not change, {}; p99 is {}", env, headline_short_words(*median), ratio(*p99));
+    return fmt::format("{}: the median is {}, p99 is {}{}", env, ratio(*median), ratio(*p99), throttled);
+  return fmt::format("{}: the median does not change, {}; p99 is {}{}", env, headline_short_words(*median),
+                     ratio(*p99), throttled);
 }
 
 AnswerCase answer_case(const Analysis& a, const CaseAnalysis& c, std::vector<std::string>& allowed) {

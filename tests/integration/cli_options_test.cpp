@@ -253,6 +253,8 @@ std::vector<OptionRow> option_table(const Fixture& f) {
   rows.push_back({"--path", micro_worker_base("io-lat", {}, {}), false, false,
                   {empty, "/nonexistent-dlcbench-folder"}, "empty, folders that do not exist", f.scratch.string(), 0,
                   "", "--path"});
+  rows.push_back({"--listen", worker_base(), false, false, {empty, "localhost", "300.1.2.3", "1.2.3"},
+                  "other than an IPv4 address", "0.0.0.0", 0, "", "--listen"});
   for (const char* flag : {"--fingerprint-only", "--json", "--no-accounting", "--hold-samples"})
     rows.push_back({flag, worker_base(), true, false, {"maybe"}, "values other than true, false or a count", "", 0, "",
                     flag});

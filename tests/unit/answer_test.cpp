@@ -205,12 +205,21 @@ TEST(Answer, AServersTailIsSaidAgainstItsMedianAndEveryReportHasTheQuantiles) {
       for (int i = 0; i < 200; ++i)
         latencies.push_back(i % 50 == 0 ? 0.010 * static_cast<double>(e + 1) * wobble(e, round, i) : 0.005 * wobble(e, round, i));
       add_suite_launch(records, "serve/fcn5/t2/r90", env, round, latencies);
+      // The server's accounting, before its launch record: the limited
+      // one's cgroup throttled in a quarter of its periods.
+      const json accounting = {{"type", "accounting"}, {"env", env}, {"round", round}, {"case", "serve/fcn5/t2/r90"},
+                               {"batches", 200},
+                               {"process", {{"user_seconds", 1.0}, {"system_seconds", 0.1}}},
+                               {"cgroup", {{"periods", 100}, {"throttled_periods", e == 0 ? 0 : 25},
+                                           {"throttled_seconds", e == 0 ? 0.0 : 0.2}}}};
+      records.insert(records.end() - 1, accounting);
     }
   const Analysis a = analyze(manifest, records);
   const std::string answer = render_answer(a, "dlcbench report DIR --details");
   EXPECT_THAT(answer, HasSubstr("p99 latency in ms per run"));
   EXPECT_THAT(answer, HasSubstr("docker:cpus=1.5: the median does not change"));
   EXPECT_THAT(answer, ::testing::ContainsRegex("p99 is (1\\.9|2\\.0)[0-9]x"));
+  EXPECT_THAT(answer, HasSubstr("its CPU quota throttled it in 25.0% of the periods"));
   const std::string details = render_console(a);
   EXPECT_THAT(details, HasSubstr("latency per quantile"));
   EXPECT_THAT(details, HasSubstr("p99.9"));

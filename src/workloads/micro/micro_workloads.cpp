@@ -19,6 +19,7 @@
 #include "workloads/micro/io_lat.h"
 #include "workloads/micro/io_seq.h"
 #include "workloads/micro/stream.h"
+#include "workloads/micro/syscall_cost.h"
 #include "workloads/micro/external_tools.h"
 #include "gpu/gpu_loader.h"
 #include "workloads/micro/tool_benchmarks.h"
@@ -154,6 +155,15 @@ const std::vector<MicroWorkloadInfo>& micro_workloads() {
            "batch. Samples per second, and the time the step waited for data",
            "samples/s", true, 1, "mean", {"mnist", "cifar10"},
            {{"workers", "4"}, {"prefetch", "2"}, {"batch", "128"}, {"edge", "112"}}, 1, 10, false, make_loader),
+      // What a system call and a page fault cost, kind by kind: the table an
+      // overhead is predicted from.
+      info("syscall",
+           "the cost of one system call or page fault, per kind: null (getppid), clock (clock_gettime, not the "
+           "vDSO), read and write of 1 byte (/dev/zero, /dev/null), openclose, stat, mmap (one page, its first "
+           "touch, munmap), futex (a wake answered from another thread and back), yield, pipe (a byte to another "
+           "thread and back); 10,000 calls per operation, median per run",
+           "ns", false, 1e9 / kSyscallCallsPerOperation, "median", syscall_variants(), {}, 1, 10, false,
+           make_syscall_cost),
       // An inference server in the environment, its load from the host: the
       // figure is a latency quantile per launch (p99; p50, p90 and p99.9
       // beside it), so the tail is compared, not the mean.
@@ -284,6 +294,16 @@ std::vector<CaseSpec> expand_micro_cases(const MicroRequest& request, const Micr
   base.seed = settings.seed;
   if (info.gpu) base.device = "gpu";
 
+  if (info.name == "syscall") {
+    base.size = kSyscallCallsPerOperation;
+    std::vector<CaseSpec> cases;
+    for (const auto& variant : request.variant.empty() ? info.variants : std::vector{request.variant}) {
+      CaseSpec c = base;
+      c.variant = variant;
+      cases.push_back(c);
+    }
+    return cases;
+  }
   if (info.name == kServeWorkload) {
     const std::int64_t threads = parse_positive(info.name, "threads", option_or_default(request, info, "threads"), false);
     const std::int64_t requests =

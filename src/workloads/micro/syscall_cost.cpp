@@ -1,0 +1,169 @@
+#include "workloads/micro/syscall_cost.h"
+
+#include <fcntl.h>
+#include <linux/futex.h>
+#include <sched.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "core/errors.h"
+#include "core/timer.h"
+
+namespace dlcbench {
+namespace {
+
+long futex(std::atomic<int>* word, int op, int value) {
+  return syscall(SYS_futex, reinterpret_cast<int*>(word), op, value, nullptr, nullptr, 0);
+}
+
+// Two threads that hand a turn back and forth, through a futex or a pipe:
+// one round trip is one "call" of the variant.
+class PingPong {
+ public:
+  explicit PingPong(bool through_pipe) : pipe_(through_pipe) {
+    if (pipe_ && (::pipe2(there_, O_CLOEXEC) != 0 || ::pipe2(back_, O_CLOEXEC) != 0))
+      throw IoError(fmt::format("syscall/pipe: pipe: {}", std::strerror(errno)));
+    partner_ = std::thread([this] { answer(); });
+  }
+  ~PingPong() {
+    stop_ = true;
+    if (pipe_) {
+      char byte = 0;
+      [[maybe_unused]] auto n = ::write(there_[1], &byte, 1);
+    } else {
+      turn_.store(1);
+      futex(&turn_, FUTEX_WAKE_PRIVATE, 1);
+    }
+    partner_.join();
+    for (int fd : {there_[0], there_[1], back_[0], back_[1]})
+      if (fd >= 0) ::close(fd);
+  }
+  void round_trip() {
+    if (pipe_) {
+      char byte = 1;
+      if (::write(there_[1], &byte, 1) != 1 || ::read(back_[0], &byte, 1) != 1)
+        throw IoError(fmt::format("syscall/pipe: {}", std::strerror(errno)));
+      return;
+    }
+    turn_.store(1);
+    futex(&turn_, FUTEX_WAKE_PRIVATE, 1);
+    while (turn_.load() == 1) futex(&turn_, FUTEX_WAIT_PRIVATE, 1);
+  }
+
+ private:
+  void answer() {
+    for (;;) {
+      if (pipe_) {
+        char byte = 0;
+        if (::read(there_[0], &byte, 1) != 1 || stop_) return;
+        if (::write(back_[1], &byte, 1) != 1) return;
+        continue;
+      }
+      while (turn_.load() == 0) futex(&turn_, FUTEX_WAIT_PRIVATE, 0);
+      if (stop_) return;
+      turn_.store(0);
+      futex(&turn_, FUTEX_WAKE_PRIVATE, 1);
+    }
+  }
+
+  bool pipe_;
+  int there_[2] = {-1, -1}, back_[2] = {-1, -1};
+  std::atomic<int> turn_{0};
+  std::atomic<bool> stop_{false};
+  std::thread partner_;
+};
+
+class SyscallCost final : public MicroBenchmark {
+ public:
+  explicit SyscallCost(std::string variant) : variant_(std::move(variant)) {
+    page_ = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+    if (variant_ == "read" || variant_ == "write") {
+      fd_ = ::open(variant_ == "read" ? "/dev/zero" : "/dev/null", (variant_ == "read" ? O_RDONLY : O_WRONLY) | O_CLOEXEC);
+      if (fd_ < 0) throw IoError(fmt::format("syscall/{}: cannot open its device: {}", variant_, std::strerror(errno)));
+    }
+    if (variant_ == "futex" || variant_ == "pipe") ping_ = std::make_unique<PingPong>(variant_ == "pipe");
+  }
+  ~SyscallCost() override {
+    if (fd_ >= 0) ::close(fd_);
+  }
+
+  nlohmann::json describe() const override {
+    return {{"benchmark", "syscall"}, {"variant", variant_}, {"calls_per_operation", kSyscallCallsPerOperation},
+            {"page_bytes", page_}};
+  }
+
+  MicroResult run() override {
+    Stopwatch clock;
+    for (int i = 0; i < kSyscallCallsPerOperation; ++i) call();
+    MicroResult r;
+    r.seconds = clock.seconds();
+    r.work = kSyscallCallsPerOperation;
+    return r;
+  }
+
+ private:
+  void call() {
+    char byte = 0;
+    if (variant_ == "null") {
+      if (syscall(SYS_getppid) < 0) fail();
+    } else if (variant_ == "clock") {
+      timespec t{};
+      if (syscall(SYS_clock_gettime, CLOCK_MONOTONIC, &t) != 0) fail();
+    } else if (variant_ == "read") {
+      if (::read(fd_, &byte, 1) != 1) fail();
+    } else if (variant_ == "write") {
+      if (::write(fd_, &byte, 1) != 1) fail();
+    } else if (variant_ == "openclose") {
+      const int fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+      if (fd < 0 || ::close(fd) != 0) fail();
+    } else if (variant_ == "stat") {
+      struct stat st {};
+      if (::stat("/dev/null", &st) != 0) fail();
+    } else if (variant_ == "mmap") {
+      void* p = ::mmap(nullptr, page_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+      if (p == MAP_FAILED) fail();
+      static_cast<volatile char*>(p)[0] = 1;  // the first touch: a page fault
+      if (::munmap(p, page_) != 0) fail();
+    } else if (variant_ == "futex" || variant_ == "pipe") {
+      ping_->round_trip();
+    } else if (variant_ == "yield") {
+      if (sched_yield() != 0) fail();
+    }
+  }
+  [[noreturn]] void fail() const {
+    throw ValidationError(fmt::format("syscall/{}: the call failed: {}", variant_, std::strerror(errno)));
+  }
+
+  std::string variant_;
+  std::size_t page_ = 4096;
+  int fd_ = -1;
+  std::unique_ptr<PingPong> ping_;
+};
+
+}  // namespace
+
+const std::vector<std::string>& syscall_variants() {
+  static const std::vector<std::string> all = {"null", "clock", "read", "write", "openclose",
+                                               "stat", "mmap",  "futex", "yield", "pipe"};
+  return all;
+}
+
+std::unique_ptr<MicroBenchmark> make_syscall_cost(const MicroParams& params) {
+  const auto& all = syscall_variants();
+  if (std::find(all.begin(), all.end(), params.variant) == all.end())
+    throw UsageError(fmt::format("syscall/{}: valid variants are {}", params.variant, fmt::join(all, ", ")));
+  return std::make_unique<SyscallCost>(params.variant);
+}
+
+}  // namespace dlcbench

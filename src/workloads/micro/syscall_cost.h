@@ -1,0 +1,33 @@
+// What one system call or page fault costs, per kind, in the environment
+// the worker runs in: the table an overhead is predicted from (issue 39).
+// Each operation makes kSyscallCallsPerOperation calls of its variant in a
+// tight loop; the figure is nanoseconds per call.
+//
+//   null       getppid(2) through syscall(2): the cost of entering the kernel
+//   clock      clock_gettime(CLOCK_MONOTONIC) through syscall(2), not the vDSO
+//   read       read(2) of 1 byte from /dev/zero
+//   write      write(2) of 1 byte to /dev/null
+//   openclose  open(2) and close(2) of /dev/null (two calls, counted as one)
+//   stat       stat(2) of /dev/null
+//   mmap       mmap(2) of one page, its first touch (a page fault), munmap(2)
+//   futex      one futex wake answered by a wait in another thread and back
+//   yield      sched_yield(2)
+//   pipe       one byte through a pipe to another thread and back
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "workloads/micro/micro_benchmark.h"
+
+namespace dlcbench {
+
+inline constexpr int kSyscallCallsPerOperation = 10000;
+
+const std::vector<std::string>& syscall_variants();
+
+// Throws UsageError for an unknown variant.
+std::unique_ptr<MicroBenchmark> make_syscall_cost(const MicroParams& params);
+
+}  // namespace dlcbench
