@@ -9,7 +9,9 @@
 #include <cstring>
 #include <fstream>
 #include <optional>
+#include <chrono>
 #include <sstream>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -233,7 +235,11 @@ class EngineEnvironment : public Environment {
     for (std::string name; std::getline(names, name);) {
       if (name.empty()) continue;
       auto rm = capture_output(global({"rm", "--force", name}), 60);
-      if (!rm.result.ok())
+      // A container started with --rm whose client was killed is being
+      // removed by the engine itself at this moment ("removal of container
+      // ... is already in progress"), or already is: it goes either way, so
+      // wait for it rather than give up on the rest.
+      if (!rm.result.ok() && !container_going(name, rm.result.stderr_tail))
         throw std::runtime_error(fmt::format("{} rm --force {} failed: {}", flavour_.name, name,
                                              first_line(rm.result.stderr_tail)));
       removed.push_back(name);
@@ -251,6 +257,20 @@ class EngineEnvironment : public Environment {
     const auto folders = remove_scratch_dirs_left(image_scratch_prefix());
     removed.insert(removed.end(), folders.begin(), folders.end());
     return removed;
+  }
+
+  // After a failed `rm --force`: whether the engine is removing the
+  // container itself (or has), waiting up to 30 s for it to be gone.
+  bool container_going(const std::string& name, const std::string& rm_error) const {
+    const bool in_progress = rm_error.find("already in progress") != std::string::npos;
+    if (!in_progress && rm_error.find("No such container") == std::string::npos &&
+        rm_error.find("no such container") == std::string::npos)
+      return false;
+    for (int i = 0; i < 300; ++i) {
+      if (!capture_output(global({"container", "inspect", "--format", "{{.Id}}", name}), 30).result.ok()) return true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    return false;
   }
 
   std::vector<std::string> remove_ended_run() override {
