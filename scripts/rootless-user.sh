@@ -28,8 +28,13 @@ if [ "${1:-}" = "--remove" ]; then
     # Its containers' storage may hold files owned by its subordinate IDs.
     home=$(getent passwd "$user" | cut -d: -f6)
     uid=$(id -u "$user")
-    # Its Podman pause process and any fuse-overlayfs mount helper.
-    pkill -KILL -u "$user" 2>/dev/null || true
+    # Its Podman pause process and any fuse-overlayfs mount helper. userdel
+    # refuses a user whose processes still run, and a killed one takes a
+    # moment to go: wait for them (up to 10 s).
+    for _ in $(seq 1 100); do
+      pkill -KILL -u "$user" 2>/dev/null || break
+      sleep 0.1
+    done
     userdel "$user"
     sed -i "/^$user:/d" /etc/subuid /etc/subgid
     [ -n "$home" ] && [ "$home" != "/" ] && rm -rf "$home"
