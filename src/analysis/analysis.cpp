@@ -103,10 +103,7 @@ void add_run(EnvironmentStats& es, const CollectedRun& run) {
     for (std::size_t q = 0; q < std::size(kLatencyQuantiles); ++q)
       es.latency_runs[q].push_back(percentile(run.samples->measured, kLatencyQuantiles[q].q));
     es.serve_path = run.samples->serve_path;
-    if (run.samples->achieved_rate) {
-      es.achieved_rates.push_back(*run.samples->achieved_rate);
-      es.achieved_rate = mean(es.achieved_rates);
-    }
+    if (run.samples->achieved_rate) es.achieved_rates.push_back(*run.samples->achieved_rate);
   }
   if (run.samples->data_wait_seconds)
     es.data_wait_seconds = es.data_wait_seconds.value_or(0) + *run.samples->data_wait_seconds;

@@ -53,8 +53,10 @@ struct EnvironmentStats {
   // requests reached the server, and the mean request rate achieved.
   std::vector<std::vector<double>> latency_runs;
   std::string serve_path;
-  std::optional<double> achieved_rate;
-  std::vector<double> achieved_rates;  // per run, whose mean achieved_rate is
+  std::vector<double> achieved_rates;  // per run
+  std::optional<double> achieved_rate() const {
+    return achieved_rates.empty() ? std::nullopt : std::optional<double>(mean(achieved_rates));
+  }
   Summary runs;                        // summary of run_values
   // Run values with a modified z-score (Iglewicz-Hoaglin, on the MAD) above
   // 3.5: flagged in every report, never dropped from the statistics.

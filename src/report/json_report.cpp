@@ -331,7 +331,7 @@ json latency_json(const CaseAnalysis& c) {
                            {"median_seconds", number(median(e.latency_runs[q]))}});
     envs.push_back({{"env", e.env},
                     {"path", e.serve_path},
-                    {"achieved_rate", e.achieved_rate ? number(*e.achieved_rate) : json(nullptr)},
+                    {"achieved_rate", e.achieved_rate() ? number(*e.achieved_rate()) : json(nullptr)},
                     {"quantiles", quantiles}});
   }
   json comparisons = json::array();

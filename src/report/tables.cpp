@@ -519,7 +519,7 @@ Table latency_table(const CaseAnalysis& c, const std::string& baseline) {
       const auto& runs = e.latency_runs[q];
       const auto [low, high] = std::minmax_element(runs.begin(), runs.end());
       std::vector<Cell> row = {kLatencyQuantiles[q].name, e.env, e.serve_path,
-                               e.achieved_rate ? fmt::format("{:.1f}", *e.achieved_rate) : "n/a",
+                               e.achieved_rate() ? fmt::format("{:.1f}", *e.achieved_rate()) : "n/a",
                                fmt::format("{:.3f}", 1e3 * median(runs)),
                                fmt::format("{:.3f} .. {:.3f}", 1e3 * *low, 1e3 * *high)};
       const auto compared = c.latency.find(e.env);

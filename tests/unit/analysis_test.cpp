@@ -119,8 +119,8 @@ TEST(Analysis, AServeCasesQuantilesAreComparedEachPairedByRound) {
   ASSERT_TRUE(c.serves());
   EXPECT_EQ(c.run_statistic, "p99");
   EXPECT_EQ(c.envs[1].serve_path, "veth");
-  ASSERT_TRUE(c.envs[1].achieved_rate.has_value());
-  EXPECT_DOUBLE_EQ(*c.envs[1].achieved_rate, 99.5);
+  ASSERT_TRUE(c.envs[1].achieved_rate().has_value());
+  EXPECT_DOUBLE_EQ(*c.envs[1].achieved_rate(), 99.5);
   ASSERT_EQ(c.envs[0].latency_runs.size(), 4u);
   EXPECT_EQ(c.envs[0].latency_runs[0].size(), 8u);
   ASSERT_EQ(c.latency.count("docker"), 1u);

@@ -181,7 +181,6 @@ LoadResult closed_loop(const LoadSettings& s, std::vector<std::unique_ptr<Socket
   LoadResult result;
   result.requests.resize(static_cast<std::size_t>(total));
   std::atomic<int> next{0};
-  std::atomic<bool> measuring{false};
   std::mutex first_lock;
   Clock::time_point first_measured{};
   FirstError error;
@@ -200,7 +199,6 @@ LoadResult closed_loop(const LoadSettings& s, std::vector<std::unique_ptr<Socket
               std::lock_guard lock(first_lock);
               first_measured = Clock::now();
             }
-            measuring = true;
           }
           const auto sent = Clock::now();
           socket.send(MessageKind::infer, static_cast<std::uint64_t>(i), &inputs[static_cast<std::size_t>(i) % inputs.size()]);
