@@ -76,7 +76,21 @@ std::vector<ProcessCpu> read_processes(const outside_fs::path& proc) {
     p.name = command_name(entry.path(), p.name);
     out.push_back(std::move(p));
   }
+  name_sandboxes_by_their_place(out);
   return out;
+}
+
+void name_sandboxes_by_their_place(std::vector<ProcessCpu>& processes) {
+  std::map<pid_t, const ProcessCpu*> pid_to;
+  for (const auto& p : processes) pid_to[p.pid] = &p;
+  std::set<pid_t> with_stub_children;
+  for (const auto& p : processes)
+    if (p.name == "exe") with_stub_children.insert(p.ppid);
+  for (auto& p : processes) {
+    if (p.name != "exe" || !with_stub_children.count(p.pid)) continue;
+    const auto parent = pid_to.find(p.ppid);
+    if (parent != pid_to.end() && parent->second->name == "runsc") p.name = "runsc-sandbox";
+  }
 }
 
 void keep_names_read_at_start(std::vector<ProcessCpu>& now, const std::map<pid_t, ProcessCpu>& begin) {

@@ -42,6 +42,11 @@ std::vector<ProcessCpu> read_processes(const std::filesystem::path& proc = "/pro
 // and by its comm alone it would pass for one of gVisor's stubs.
 void keep_names_read_at_start(std::vector<ProcessCpu>& now, const std::map<pid_t, ProcessCpu>& begin);
 
+// Where neither reading could name it: runsc's sandbox by its place in the
+// tree, an "exe" started by the runsc client ("runsc") that has started
+// "exe" stubs of its own (the gofer starts none). read_processes applies it.
+void name_sandboxes_by_their_place(std::vector<ProcessCpu>& processes);
+
 // The helpers an engine leaves running beside its containers, by name:
 // for docker containerd-shim (any version), containerd and dockerd; for
 // podman conmon. The OCI runtimes' processes are the orchestrator's own
