@@ -15,6 +15,7 @@
 #include "core/errors.h"
 #include "core/words.h"
 #include "workloads/micro/micro_workloads.h"
+#include "workloads/micro/syscall_cost.h"
 #include "workloads/registry.h"
 
 namespace dlcbench {
@@ -41,6 +42,30 @@ const EnvironmentStats* find_environment(const CaseAnalysis& c, const std::strin
 }
 
 namespace {
+
+// What runs an environment's system calls when it is not the host's kernel,
+// from the manifest's description of it: gVisor (runsc, or an engine's runsc
+// runtime), with its build and platform where the command line says it.
+std::string sandbox_of(const nlohmann::json& environment) {
+  const auto text = [&](const char* key) {
+    const auto it = environment.find(key);
+    return it != environment.end() && it->is_string() ? it->get<std::string>() : std::string();
+  };
+  std::string platform;
+  if (const auto command = environment.find("command"); command != environment.end() && command->is_array())
+    for (const auto& word : *command)
+      if (word.is_string() && word.get<std::string>().rfind("--platform=", 0) == 0)
+        platform = word.get<std::string>().substr(std::string("--platform=").size());
+  const auto runtime = environment.find("runtime");
+  const bool engine_runsc = runtime != environment.end() && runtime->is_object() &&
+                            runtime->value("name", "") == "runsc";
+  const std::string program = text("program");
+  if (!engine_runsc && (program.size() < 5 || program.compare(program.size() - 5, 5, "runsc") != 0)) return "";
+  std::string label = "gVisor";
+  if (const std::string version = text("version"); !version.empty() && !engine_runsc) label += ", " + version;
+  label += platform.empty() ? (engine_runsc ? ", the engine's runsc runtime" : "") : ", " + platform + " platform";
+  return label;
+}
 
 // Pass 1: the cases the plan lists, each with an empty entry per environment
 // in the plan's order, and what kind of figure each reports.
@@ -72,6 +97,7 @@ std::vector<CaseAnalysis> planned_cases(const RecordedPlan& plan) {
       ca.figure_unit = micro->unit(planned.spec.variant);
       ca.figure_is_rate = micro->rate;
       ca.figure_scale = micro->figure_scale;
+      ca.figure_per = micro->figure_per;
     }
     for (const auto& e : plan.environments) {
       EnvironmentStats stats;
@@ -105,6 +131,7 @@ void add_run(EnvironmentStats& es, const CollectedRun& run) {
     es.serve_path = run.samples->serve_path;
     if (run.samples->achieved_rate) es.achieved_rates.push_back(*run.samples->achieved_rate);
   }
+  for (const auto& [kind, ns] : run.samples->call_ns) es.call_ns_runs[kind].push_back(median(ns));
   if (run.samples->data_wait_seconds)
     es.data_wait_seconds = es.data_wait_seconds.value_or(0) + *run.samples->data_wait_seconds;
   if (!es.first_loss && !run.samples->losses.empty()) {
@@ -279,9 +306,16 @@ FigureTerms figure_terms(const CaseAnalysis& c) {
   // are over seconds per operation.
   const std::string per = c.startup                ? "start"
                           : unit.starts_with("s/") ? unit.substr(2)
-                          : c.micro                ? "operation"
+                          : c.micro                ? c.figure_per
                                                    : "sample";
-  return {.rate = c.figure_is_rate, .unit = unit, .per = per, .time_added = c.startup};
+  FigureTerms terms{.rate = c.figure_is_rate, .unit = unit, .per = per, .time_added = c.startup};
+  // A time figure of its own (syscall's ns per call, io-lat's ms): the time
+  // added is said in it, per what it is per.
+  if (c.micro && !c.figure_is_rate && (unit == "ns" || unit == "us" || unit == "ms")) {
+    terms.added_unit = unit;
+    terms.added_scale = c.figure_scale;
+  }
+  return terms;
 }
 
 void compare_with_baseline(CaseAnalysis& ca, Analysis& a, const RequestedFields& requested_fields) {
@@ -322,6 +356,24 @@ void compare_with_baseline(CaseAnalysis& ca, Analysis& a, const RequestedFields&
             {kLatencyQuantiles[q].name,
              compare_figures(es.env, {es.latency_runs[q], es.run_rounds}, {base->latency_runs[q], base->run_rounds},
                              ComparisonWording::overhead, a.margin, figure_terms(ca))});
+    for (const auto& kind : syscall_kinds()) {
+      const auto own_runs = es.call_ns_runs.find(kind), base_runs = base->call_ns_runs.find(kind);
+      if (own_runs == es.call_ns_runs.end() || base_runs == base->call_ns_runs.end()) continue;
+      const auto& runs = own_runs->second;
+      if (runs.size() != es.run_values.size() ||
+          base_runs->second.size() != base->run_values.size())
+        continue;
+      // Compared in seconds per call, so that the comparison's times added are seconds as everywhere.
+      const auto seconds = [](const std::vector<double>& ns) {
+        std::vector<double> out;
+        for (double x : ns) out.push_back(x * 1e-9);
+        return out;
+      };
+      const std::vector<double> own = seconds(runs), theirs = seconds(base_runs->second);
+      ca.call_costs[es.env].push_back({kind, median(base_runs->second), median(runs),
+                                       compare_figures(es.env, {own, es.run_rounds}, {theirs, base->run_rounds},
+                                                       ComparisonWording::overhead, a.margin, figure_terms(ca))});
+    }
     ca.overheads.push_back(std::move(o));
   }
 }
@@ -345,6 +397,10 @@ Analysis analyze(const Manifest& manifest, const std::vector<nlohmann::json>& re
   a.calibration = plan.calibration;
   a.precision = plan.precision;
   a.cases = planned_cases(plan);
+  for (auto& ca : a.cases)
+    for (auto& es : ca.envs)
+      if (const auto described = manifest.environments.find(es.env); described != manifest.environments.end())
+        es.sandbox = sandbox_of(described->second);
   const FoldedLaunches folded = fold_launches(a, records, line_numbers);
   a.launches_found = folded.launch_records;
   collect_runs(a, folded, plan.runs.value_or(0));

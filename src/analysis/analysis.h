@@ -54,6 +54,13 @@ struct EnvironmentStats {
   std::vector<std::vector<double>> latency_runs;
   std::string serve_path;
   std::vector<double> achieved_rates;  // per run
+  // syscall/table: per kind of call, each run's median ns per call
+  // (parallel to run_values).
+  std::map<std::string, std::vector<double>> call_ns_runs;
+  // What runs the environment's system calls when it is not the host's
+  // kernel: "gVisor runsc version 0.0~20221219.0, ptrace platform" (from
+  // the manifest), which a cost table's figures hold only for.
+  std::string sandbox;
   std::optional<double> achieved_rate() const {
     return achieved_rates.empty() ? std::nullopt : std::optional<double>(mean(achieved_rates));
   }
@@ -114,6 +121,7 @@ struct CaseAnalysis {
   std::string figure_unit;
   bool figure_is_rate = false;
   double figure_scale = 1;
+  std::string figure_per = "operation";  // what a time figure is per (syscall: "call")
   double work = 0;  // of one operation, the same in every environment
   double figure(double seconds) const {
     return figure_is_rate ? work / seconds / figure_scale : seconds * figure_scale;
@@ -141,6 +149,21 @@ struct CaseAnalysis {
     Overhead comparison;
   };
   std::map<std::string, std::vector<QuantileComparison>> latency;
+  // syscall/table: per non-baseline environment, each kind's cost per call
+  // against the baseline's, paired by round as the headline is.
+  struct CallCost {
+    std::string kind;       // "null", "futex", ... (workloads/micro/syscall_cost.h)
+    double baseline_ns = 0;  // median over the baseline's runs
+    double ns = 0;          // median over this environment's runs
+    Overhead comparison;
+    // The ns a call adds: the baseline's cost times the ratio's estimate
+    // and its interval's ends less one (NaN: no interval).
+    double added_ns() const { return baseline_ns * (comparison.robust.ratio - 1); }
+    double added_low() const { return baseline_ns * (comparison.robust.ci95_low - 1); }
+    double added_high() const { return baseline_ns * (comparison.robust.ci95_high - 1); }
+  };
+  std::map<std::string, std::vector<CallCost>> call_costs;
+  bool is_call_cost_table() const { return !call_costs.empty() || spec.variant == "table"; }
   bool serves() const { return spec.serves(); }
   const Overhead* overhead_of(const std::string& env) const {
     for (const auto& o : overheads)

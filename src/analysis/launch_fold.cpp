@@ -82,6 +82,7 @@ void fold_case_record(Analysis& a, FoldedLaunches& f, EnvironmentStats& es, cons
       if (r.work) es.work = *r.work;
       if (r.loss) p.losses.push_back(*r.loss);
       if (r.data_wait_seconds) p.data_wait_seconds = p.data_wait_seconds.value_or(0) + *r.data_wait_seconds;
+      for (const auto& [kind, ns] : r.call_ns) p.call_ns[kind].push_back(ns);
     }
   } else if (r.type == "accounting") {
     f.unfinished[key].accounting = record;

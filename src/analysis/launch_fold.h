@@ -25,6 +25,8 @@ struct LaunchSamples {
   // loader: the measured samples' time waiting for data, summed; nullopt
   // when they say nothing of it.
   std::optional<double> data_wait_seconds;
+  // syscall/table: each kind's ns per call, one per measured operation.
+  std::map<std::string, std::vector<double>> call_ns;
   // The launch's "accounting" record (core/accounting.h), when it wrote one.
   std::optional<nlohmann::json> accounting;
   // A user's command with --metric: seconds from its start to the line that

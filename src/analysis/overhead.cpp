@@ -184,14 +184,29 @@ const char* headline_form_name(Headline::Form form) {
   return form == Headline::Form::time_added ? "time_added" : "change";
 }
 
+std::string FigureTerms::added_number(double seconds) const {
+  // Whole nanoseconds: a tenth of one says nothing.
+  return added_unit == "ns" ? fmt::format("{:+.0f}", added_scale * seconds)
+                            : fmt::format("{:+.1f}", added_scale * seconds);
+}
+
+std::string FigureTerms::added(double seconds) const { return added_number(seconds) + " " + added_unit; }
+
+std::string FigureTerms::amount(double seconds) const {
+  return added_unit == "ns" ? fmt::format("{:.0f} {}", added_scale * seconds, added_unit)
+                           : fmt::format("{:.2f} {}", added_scale * seconds, added_unit);
+}
+
 std::string added_time_words(const Overhead& o) { return added_time_words(o, o.headline.terms.per); }
 
 std::string headline_short_words(const Overhead& o) {
   const Headline& h = o.headline;
   if (h.form == Headline::Form::time_added) {
     const DifferenceEstimate& d = o.added;
-    if (!std::isfinite(d.ci95_low)) return fmt::format("{:+.1f} ms (no 95% CI)", 1e3 * d.difference);
-    return fmt::format("{:+.1f} ms ({:+.1f} .. {:+.1f})", 1e3 * d.difference, 1e3 * d.ci95_low, 1e3 * d.ci95_high);
+    const FigureTerms& t = h.terms;
+    if (!std::isfinite(d.ci95_low)) return fmt::format("{} (no 95% CI)", t.added(d.difference));
+    return fmt::format("{} ({} .. {})", t.added(d.difference), t.added_number(d.ci95_low),
+                       t.added_number(d.ci95_high));
   }
   if (!h.bounded()) return fmt::format("{:+.1f}% (no 95% CI)", 100 * h.change());
   return fmt::format("{:+.1f}% ({:+.1f} .. {:+.1f})", 100 * h.change(), 100 * h.change_low(), 100 * h.change_high());
@@ -199,10 +214,12 @@ std::string headline_short_words(const Overhead& o) {
 
 std::string added_time_words(const Overhead& o, const std::string& per) {
   const DifferenceEstimate& d = o.added;
-  const std::string interval = std::isfinite(d.ci95_low)
-                                   ? fmt::format(" (95% CI {:+.1f} .. {:+.1f} ms)", 1e3 * d.ci95_low, 1e3 * d.ci95_high)
-                                   : "";
-  return fmt::format("{:+.1f} ms per {}{}", 1e3 * d.difference, per, interval);
+  const FigureTerms& t = o.headline.terms;
+  const std::string interval =
+      std::isfinite(d.ci95_low)
+          ? fmt::format(" (95% CI {} .. {})", t.added_number(d.ci95_low), t.added(d.ci95_high))
+          : "";
+  return fmt::format("{} per {}{}", t.added(d.difference), per, interval);
 }
 
 void conclude(Overhead& o, ComparisonWording wording) {
@@ -253,7 +270,9 @@ Overhead compare_figures(const std::string& env, RunFigures subject, RunFigures 
 namespace {
 
 // "+283.1 ms per start", the time a sample adds.
-std::string ms_per(double seconds, const std::string& per) { return fmt::format("{:+.1f} ms per {}", 1e3 * seconds, per); }
+std::string added_per(const FigureTerms& terms, double seconds) {
+  return fmt::format("{} per {}", terms.added(seconds), terms.per);
+}
 
 // The verdict said in time added (Headline::Form::time_added): never a share
 // or a ratio of a near-zero baseline.
@@ -269,43 +288,43 @@ std::string time_added_short_verdict(const Overhead& o, ComparisonWording wordin
     case Verdict::faster:
       return "faster";
     case Verdict::equivalent:
-      return fmt::format("no {} above {:.2f} ms per {}", what, 1e3 * o.margin * o.baseline_mean, per);
+      return fmt::format("no {} above {} per {}", what, o.headline.terms.amount(o.margin * o.baseline_mean), per);
     case Verdict::inconclusive:
       break;
   }
   if (!std::isfinite(o.added.ci95_high)) return "none measurable, none ruled out";
-  return fmt::format("none measurable, up to {:+.1f} ms not ruled out", 1e3 * o.added.ci95_high);
+  return fmt::format("none measurable, up to {} not ruled out", o.headline.terms.added(o.added.ci95_high));
 }
 
 std::string time_added_verdict(const Overhead& o, ComparisonWording wording) {
   const std::string interval =
       std::isfinite(o.added.ci95_low)
-          ? fmt::format("95% CI {:+.1f} .. {:+.1f} ms, Welch", 1e3 * o.added.ci95_low, 1e3 * o.added.ci95_high)
+          ? fmt::format("95% CI {} .. {}, Welch", o.headline.terms.added_number(o.added.ci95_low),
+                        o.headline.terms.added(o.added.ci95_high))
           : std::string("no 95% CI");
   const double p = o.estimate.test.p_value;
   const std::string tested = std::isfinite(p) ? fmt::format("{}; p = {:.2g}", interval, p) : interval;
-  const std::string& per = o.headline.terms.per;
   switch (o.verdict) {
     case Verdict::too_few_runs:
-      return fmt::format("cannot tell yet: {} from {} ({}; give --runs {} or more)", ms_per(o.added.difference, per),
+      return fmt::format("cannot tell yet: {} from {} ({}; give --runs {} or more)", added_per(o.headline.terms, o.added.difference),
                          counted(o.runs_compared, "run", "runs"), tested, o.runs_needed);
     case Verdict::slower:
     case Verdict::faster:
       if (!o.robust.bounded())
         return fmt::format("{}: {} ({}; too few rounds for the robust interval: the verdict rests on the means' interval, which "
                            "assumes normally spread runs; give --runs {} or more)",
-                           time_added_short_verdict(o, wording), ms_per(o.added.difference, per), tested,
+                           time_added_short_verdict(o, wording), added_per(o.headline.terms, o.added.difference), tested,
                            o.runs_needed);
-      return fmt::format("{}: {} ({})", time_added_short_verdict(o, wording), ms_per(o.added.difference, per), tested);
+      return fmt::format("{}: {} ({})", time_added_short_verdict(o, wording), added_per(o.headline.terms, o.added.difference), tested);
     case Verdict::equivalent:
       return fmt::format("{} (equivalence at 95%; {}: {})", time_added_short_verdict(o, wording),
-                         ms_per(o.added.difference, per), tested);
+                         added_per(o.headline.terms, o.added.difference), tested);
     case Verdict::inconclusive:
       break;
   }
-  return fmt::format("no measurable time added: {} ({}){}", ms_per(o.added.difference, per), tested,
+  return fmt::format("no measurable time added: {} ({}){}", added_per(o.headline.terms, o.added.difference), tested,
                      std::isfinite(o.added.ci95_high)
-                         ? fmt::format(", but this run cannot rule out up to {}", ms_per(o.added.ci95_high, per))
+                         ? fmt::format(", but this run cannot rule out up to {}", added_per(o.headline.terms, o.added.ci95_high))
                          : fmt::format(", but this run cannot bound it (give --runs {} or more)", o.runs_needed));
 }
 

@@ -77,6 +77,17 @@ struct FigureTerms {
   // Said as the time each sample adds ("+283.1 ms per start"), never as a
   // share: start-up, whose baseline is a fraction of a millisecond.
   bool time_added = false;
+  // The unit the time a sample adds is said in: milliseconds, or the
+  // figure's own where it is a time of its own (a system call's ns), with
+  // seconds times added_scale giving it.
+  std::string added_unit = "ms";
+  double added_scale = 1e3;
+  // "+283.1 ms", "+73810 ns": an amount of added time in that unit; its
+  // number alone ("+283.1") for an interval's ends.
+  std::string added(double seconds) const;
+  std::string added_number(double seconds) const;
+  // The same without its sign, for bounds ("no time added above 0.40 ms").
+  std::string amount(double seconds) const;
 };
 
 // The one figure a comparison is reported by, chosen once here and written

@@ -56,6 +56,9 @@ ResultRecord read_result_record(const json& r) {
     if (const json* wait = nested(r, "detail", "data_wait_seconds");
         wait && wait->is_number() && std::isfinite(wait->get<double>()) && wait->get<double>() >= 0)
       rec.data_wait_seconds = wait->get<double>();
+    if (const json* costs = nested(r, "detail", "ns_per_call"); costs && costs->is_object())
+      for (const auto& [kind, ns] : costs->items())
+        if (ns.is_number() && std::isfinite(ns.get<double>()) && ns.get<double>() > 0) rec.call_ns[kind] = ns.get<double>();
   } else if (rec.type == "command_startup") {
     const auto seconds = number_field(r, "seconds", where);
     if (!seconds || *seconds < 0)

@@ -29,6 +29,8 @@ struct ResultRecord {
   std::optional<double> work, loss;
   // loader: how long the training step waited for its batches (detail)
   std::optional<double> data_wait_seconds;
+  // syscall/table: each kind's ns per call in this operation (detail)
+  std::map<std::string, double> call_ns;
   // launch
   bool ok = false;
   std::string cause = "failed";

@@ -52,9 +52,10 @@ AnswerMark mark_of(const Overhead& o) {
   m.env = o.env;
   m.significant = is_significant(o.verdict);
   if (o.headline.form == Headline::Form::time_added) {
-    m.value = 1e3 * o.added.difference;
-    m.low = 1e3 * o.added.ci95_low;
-    m.high = 1e3 * o.added.ci95_high;
+    const double scale = o.headline.terms.added_scale;  // in the unit the words use (ms, ns)
+    m.value = scale * o.added.difference;
+    m.low = scale * o.added.ci95_low;
+    m.high = scale * o.added.ci95_high;
   } else {
     m.value = 100 * o.headline.change();
     m.low = 100 * o.headline.change_low();
@@ -135,6 +136,8 @@ AnswerCase answer_case(const Analysis& a, const CaseAnalysis& c, std::vector<std
   ac.table.numeric = {false, true, false, false};
   if (!c.overheads.empty() && c.overheads.front().headline.form == Headline::Form::time_added) {
     ac.form = Headline::Form::time_added;
+    ac.added_unit = c.overheads.front().headline.terms.added_unit;
+    ac.added_per = c.overheads.front().headline.terms.per;
     ac.table.header[2] = fmt::format("added per {} (95% CI)", c.overheads.front().headline.terms.per);
   }
   for (const auto& e : c.envs) {

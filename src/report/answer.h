@@ -30,6 +30,9 @@ struct AnswerCase {
   std::string title;     // the case id: "fcn5/torch/cpu/b64"
   std::string unit;      // "s/batch, lower is better", "ms per start, lower is better"
   Headline::Form form = Headline::Form::change;
+  // time_added: the unit it is said in ("ms", "ns") and per what ("start", "call").
+  std::string added_unit = "ms";
+  std::string added_per = "start";
   // environment, figure, overhead (95% CI), verdict: every environment of
   // the case, the baseline first as it was planned.
   Table table;

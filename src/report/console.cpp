@@ -80,6 +80,15 @@ std::string console_latency(const CaseSection& s) {
   return out + console_table(t);
 }
 
+// syscall/table: each kind of call's cost per environment.
+std::string console_call_costs(const CaseSection& s) {
+  if (s.call_costs.rows.empty()) return "";
+  Table t = s.call_costs;
+  t.gap.assign(t.header.size(), 2);
+  t.gap[0] = 4;
+  return fmt::format("  {}\n", s.call_cost_caption) + console_table(t);
+}
+
 // The counters behind the explanations, with why any is n/a.
 std::string console_counters(const CaseSection& s) {
   if (s.counters.rows.empty()) return "";
@@ -227,7 +236,10 @@ std::string console_answer_case(const AnswerCase& c) {
 std::string render_answer(const Analysis& analysis, const std::string& details_command) {
   const Answer answer = build_answer(analysis);
   std::string out;
-  for (const auto& c : answer.cases) out += "\n" + console_answer_case(c);
+  for (const auto& c : answer.cases) {
+    out += '\n';  // apart: GCC 12's -Wrestrict misreads `"\n" + std::string&&` (its bug 105329)
+    out += console_answer_case(c);
+  }
   if (!answer.noise_floor.empty()) {
     out += fitted(fmt::format("\nnoise floor ({} against itself):", answer.baseline));
     for (const auto& line : answer.noise_floor) out += fitted("  " + line);
@@ -259,7 +271,7 @@ std::string render_console(const Analysis& analysis) {
     for (const auto& s : report.cases)
       if (s.kind == kind)
         out += fmt::format("\n{}  ({})\n", s.analysis->case_id, s.caption) + console_table(s.console) +
-               console_comparisons(s) + console_latency(s) + console_counters(s) + console_ablation(s);
+               console_comparisons(s) + console_latency(s) + console_call_costs(s) + console_counters(s) + console_ablation(s);
   }
   for (const auto& s : report.summaries) out += console_summary(s, analysis.baseline);
   if (!report.console_backends.rows.empty())

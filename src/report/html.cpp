@@ -258,6 +258,10 @@ std::string html_case_details(const CaseSection& s, std::size_t index) {
     out += fmt::format("<p class=\"caption\">{}</p>\n", html_escape(s.latency_caption));
     html_table(out, s.latency, "latency", id + "-latency");
   }
+  if (!s.call_costs.rows.empty()) {
+    out += fmt::format("<p class=\"caption\">{}</p>\n", html_escape(s.call_cost_caption));
+    html_table(out, s.call_costs, "call-costs", id + "-call-costs");
+  }
   if (!s.counters.rows.empty()) {
     out += fmt::format("<p class=\"caption\">{}</p>\n", html_escape(s.counters_caption));
     html_table(out, s.counters, "counters", id + "-counters");

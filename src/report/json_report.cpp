@@ -341,6 +341,29 @@ json latency_json(const CaseAnalysis& c) {
   return {{"envs", envs}, {"comparisons", comparisons}};
 }
 
+// syscall/table: each environment's runs per kind of call, and each kind
+// against the baseline's (the ns a call adds, with its interval).
+json call_costs_json(const CaseAnalysis& c) {
+  json envs = json::array();
+  for (const auto& e : c.envs) {
+    json kinds = json::object();
+    for (const auto& [kind, runs] : e.call_ns_runs)
+      kinds[kind] = {{"run_ns", numbers(runs)}, {"median_ns", number(median(runs))}};
+    envs.push_back({{"env", e.env}, {"sandbox", e.sandbox.empty() ? json(nullptr) : json(e.sandbox)}, {"kinds", kinds}});
+  }
+  json comparisons = json::array();
+  for (const auto& [env, list] : c.call_costs)
+    for (const auto& k : list)
+      comparisons.push_back({{"env", env},
+                             {"kind", k.kind},
+                             {"baseline_ns", number(k.baseline_ns)},
+                             {"ns", number(k.ns)},
+                             {"added_ns", number(k.added_ns())},
+                             {"added_ns_ci95", {number(k.added_low()), number(k.added_high())}},
+                             {"comparison", overhead_json(k.comparison)}});
+  return {{"envs", envs}, {"comparisons", comparisons}};
+}
+
 }  // namespace
 
 json analysis_json(const Analysis& analysis, const Manifest& manifest) {
@@ -412,6 +435,7 @@ json analysis_json(const Analysis& analysis, const Manifest& manifest) {
           e, analysis.baseline, likely == c.likely_causes.end() ? std::vector<LikelyCause>{} : likely->second));
     }
     if (c.serves()) cj["latency"] = latency_json(c);
+    if (!c.call_costs.empty()) cj["call_costs"] = call_costs_json(c);
     // `dlcbench explain`: each ablated feature's share of the overhead.
     if (c.ablation)
       cj["ablation"] = ablation_json(*c.ablation, c.startup ? "start" : c.micro ? "operation" : "batch");

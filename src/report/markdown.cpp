@@ -109,6 +109,10 @@ std::string md_case_details(const CaseSection& s) {
     out += fmt::format("\n{}\n\n", md_escape(s.latency_caption));
     md_table(out, s.latency);
   }
+  if (!s.call_costs.rows.empty()) {
+    out += fmt::format("\n{}\n\n", md_escape(s.call_cost_caption));
+    md_table(out, s.call_costs);
+  }
   if (!s.counters.rows.empty()) {
     out += fmt::format("\n{}\n\n", md_escape(s.counters_caption));
     md_table(out, s.counters);

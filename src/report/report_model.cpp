@@ -83,6 +83,21 @@ CaseSection case_section(const Analysis& analysis, const CaseAnalysis& c) {
         "with the Wilcoxon 95% CI. Path: how the load generator on the host reached the server (host: the host's "
         "network; veth: a veth pair to a bridge; slirp: slirp4netns in user space).",
         samples_per_run(c), analysis.baseline);
+  s.call_costs = call_cost_table(c, analysis.baseline);
+  if (!s.call_costs.rows.empty()) {
+    std::vector<std::string> sandboxes;
+    for (const auto& e : c.envs)
+      if (!e.sandbox.empty()) sandboxes.push_back(fmt::format("{}: {}", e.env, e.sandbox));
+    s.call_cost_caption = fmt::format(
+        "What one call of each kind costs, in ns: each run's median over its {} operations ({} calls each, an "
+        "equal share of every kind), median over runs; each environment against {} paired by round (ratio, Hodges-Lehmann with the "
+        "Wilcoxon 95% CI). mmap includes its page's first touch (a page fault); futex and pipe are a round trip "
+        "to another thread.{}",
+        samples_per_run(c), c.work, analysis.baseline,
+        sandboxes.empty() ? std::string()
+                          : fmt::format(" The figures hold for the system-call path measured: {}.",
+                                        fmt::join(sandboxes, "; ")));
+  }
   s.counters = counters_table(c, analysis.baseline);
   if (!s.counters.rows.empty()) {
     s.counters_caption = fmt::format(

@@ -130,6 +130,9 @@ Table ablation_table(const CaseAnalysis& c);
 // baseline with the robust 95% CI (paired by round), and the verdict. No
 // rows for other cases.
 Table latency_table(const CaseAnalysis& c, const std::string& baseline);
+// syscall/table: each kind of call's cost in each environment, and its
+// ratio to the baseline's with the interval (no rows: not a cost table).
+Table call_cost_table(const CaseAnalysis& c, const std::string& baseline);
 
 // ---- Words ---------------------------------------------------------------------
 
@@ -235,6 +238,9 @@ struct CaseSection {
   // serve: the latency quantiles (no rows: not a serve case).
   std::string latency_caption;
   Table latency;
+  // syscall/table: the cost of each kind of call per environment.
+  std::string call_cost_caption;
+  Table call_costs;
   std::vector<std::string> ablation_lines;
   std::string ablation_outcome;
 };

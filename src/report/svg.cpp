@@ -820,12 +820,17 @@ void draw_answer_mark(std::string& out, const AnswerMark& m, const std::string& 
   out += "</g>\n";
 }
 
+// "milliseconds", "nanoseconds": the unit a time added is said in, in words.
+std::string added_unit_name(const std::string& unit) {
+  return unit == "ms" ? "milliseconds" : unit == "ns" ? "nanoseconds" : unit;
+}
+
 }  // namespace
 
 std::string svg_answer_chart(const AnswerCase& c, const std::string& id) {
   if (c.marks.empty()) return "";
   const bool ms = c.form == Headline::Form::time_added;
-  const std::string unit = ms ? "ms" : "%";
+  const std::string unit = ms ? c.added_unit : "%";
   constexpr double kWidth = 520, kLeft = 150, kRight = 20, kTop = 10, kRow = 24, kAxis = 40;
   const double height = kTop + kRow * static_cast<double>(c.marks.size()) + kAxis;
   double lo = 0, hi = 0;
@@ -834,7 +839,7 @@ std::string svg_answer_chart(const AnswerCase& c, const std::string& id) {
   const double bottom = kTop + kRow * static_cast<double>(c.marks.size());
   std::string out = svg_open("answer", id, kWidth, height,
                              fmt::format("{}: overhead per environment, {} with its 95% CI", c.title,
-                                         ms ? "milliseconds added" : "percent"));
+                                         ms ? added_unit_name(c.added_unit) + " added" : std::string("percent")));
   out += "<g class=\"axis x\">\n";
   for (double v : ticks.values) {
     out += fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\" stroke=\"{3}\"/>", px(x(v)), px(kTop),
@@ -844,7 +849,8 @@ std::string svg_answer_chart(const AnswerCase& c, const std::string& id) {
   }
   out += fmt::format("<text class=\"axis-title\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n</g>\n",
                      px((kLeft + kWidth - kRight) / 2), px(bottom + 32),
-                     ms ? "milliseconds added per start (95% CI)" : "change of the figure, % (95% CI)");
+                     ms ? fmt::format("{} added per {} (95% CI)", added_unit_name(c.added_unit), c.added_per)
+                        : std::string("change of the figure, % (95% CI)"));
   for (std::size_t i = 0; i < c.marks.size(); ++i)
     draw_answer_mark(out, c.marks[i], unit, x, kTop + kRow * (static_cast<double>(i) + 0.5), kLeft);
   return out + "</svg>\n";

@@ -52,7 +52,7 @@ Cell verdict_cell(const Overhead& o) {
 // "+283.1 ms*" where the headline is the time added.
 std::string percent_mark(const Overhead& o) {
   const std::string change = o.headline.form == Headline::Form::time_added
-                                 ? fmt::format("{:+.1f} ms", 1e3 * o.added.difference)
+                                 ? o.headline.terms.added(o.added.difference)
                                  : format_change(o.headline.change());
   return fmt::format("{}{}", change, is_significant(o.verdict) ? "*" : "");
 }
@@ -270,7 +270,11 @@ Table console_summary_table(const Analysis& analysis, CaseKind kind) {
         const FigureSummary f = figure_summary(c, e->runs);
         cell = c.micro ? format_figure(f.mean, figure_decimals(f.mean)) : format_seconds(e->runs.mean);
       }
-      if (const Overhead* o = c.overhead_of(name)) cell += !o->compared ? " not compared" : " " + percent_mark(*o);
+      if (const Overhead* o = c.overhead_of(name)) {
+        // Appended piece by piece: GCC 12's -Wrestrict misreads `" " + std::string&&` (its bug 105329).
+        cell += ' ';
+        cell += !o->compared ? std::string("not compared") : percent_mark(*o);
+      }
       row.emplace_back(std::move(cell));
     }
     t.rows.push_back(std::move(row));
@@ -534,6 +538,43 @@ Table latency_table(const CaseAnalysis& c, const std::string& baseline) {
       }
       t.rows.push_back(std::move(row));
     }
+  return t;
+}
+
+Table call_cost_table(const CaseAnalysis& c, const std::string& baseline) {
+  Table t;
+  if (c.call_costs.empty()) return t;
+  t.header = {"call", baseline + " (ns)"};
+  std::vector<const EnvironmentStats*> others;
+  for (const auto& e : c.envs)
+    if (e.env != baseline && c.call_costs.count(e.env)) {
+      others.push_back(&e);
+      t.header.push_back(e.env + " (ns, ratio, 95% CI)");
+    }
+  t.numeric.assign(t.header.size(), true);
+  t.numeric[0] = false;
+  // The kinds in the order the analysis lists them (the table's own).
+  std::vector<std::pair<std::string, double>> kinds;
+  for (const auto& [env, list] : c.call_costs)
+    for (const auto& k : list)
+      if (std::none_of(kinds.begin(), kinds.end(), [&](const auto& seen) { return seen.first == k.kind; }))
+        kinds.emplace_back(k.kind, k.baseline_ns);
+  for (const auto& [kind, baseline_ns] : kinds) {
+    std::vector<Cell> row = {kind, fmt::format("{:.0f}", baseline_ns)};
+    for (const EnvironmentStats* e : others) {
+      const auto& list = c.call_costs.at(e->env);
+      const auto cost = std::find_if(list.begin(), list.end(), [&](const auto& k) { return k.kind == kind; });
+      if (cost == list.end()) {
+        row.emplace_back("n/a");
+        continue;
+      }
+      const RobustRatio& r = cost->comparison.robust;
+      row.emplace_back(r.bounded() ? fmt::format("{:.0f} ({:.2f}x, {:.2f} .. {:.2f})", cost->ns, r.ratio, r.ci95_low,
+                                                 r.ci95_high)
+                                   : fmt::format("{:.0f} ({:.2f}x)", cost->ns, r.ratio));
+    }
+    t.rows.push_back(std::move(row));
+  }
   return t;
 }
 

@@ -136,6 +136,55 @@ TEST(Analysis, AServeCasesQuantilesAreComparedEachPairedByRound) {
   EXPECT_NEAR(c.overheads[0].headline.time_ratio, 2.0, 0.05);
 }
 
+// syscall/table: each run's median cost per kind of call, each kind against
+// the baseline's paired by round, and what runs the calls in a sandbox.
+TEST(Analysis, ACostTablesKindsAreEachComparedAndTheSandboxIsNamed) {
+  CaseSpec spec;
+  spec.workload = "syscall";
+  spec.backend = "none";
+  spec.variant = "table";
+  spec.size = 10000;
+  const std::string id = spec.id();
+  json m = {{"plan", {{"baseline", "host"}, {"environments", {"host", "runsc"}}, {"cases", {json(spec)}}}},
+            {"environments",
+             {{"runsc",
+               {{"program", "/usr/bin/runsc"},
+                {"version", "runsc version 0.0~20221219.0"},
+                {"command", {"/usr/bin/runsc", "--root", "<state>", "--platform=ptrace", "run"}}}}}}};
+  std::vector<json> r;
+  std::mt19937_64 rng(11);
+  std::uniform_real_distribution<double> jitter(0.97, 1.03);
+  for (int round = 1; round <= 8; ++round)
+    for (const std::string env : {"host", "runsc"}) {
+      for (int i = 0; i < 5; ++i) {
+        // runsc: null 500x the host's, futex 40x.
+        const double null_ns = (env == "host" ? 140 : 70000) * jitter(rng);
+        const double futex_ns = (env == "host" ? 5000 : 200000) * jitter(rng);
+        r.push_back({{"type", "sample"}, {"env", env}, {"round", round}, {"case", id}, {"phase", "measured"},
+                     {"iter", i}, {"seconds", (null_ns + futex_ns) * 5000e-9}, {"work", 10000},
+                     {"detail", {{"ns_per_call", {{"null", null_ns}, {"futex", futex_ns}, {"bad", "x"}}}}}});
+      }
+      r.push_back({{"type", "launch"}, {"env", env}, {"round", round}, {"case", id}, {"ok", true}});
+    }
+  const Analysis a = analyze(m, r);
+  const CaseAnalysis& c = a.cases[0];
+  EXPECT_EQ(c.envs[0].sandbox, "");
+  EXPECT_EQ(c.envs[1].sandbox, "gVisor, runsc version 0.0~20221219.0, ptrace platform");
+  ASSERT_EQ(c.envs[1].call_ns_runs.at("null").size(), 8u);
+  EXPECT_EQ(c.envs[1].call_ns_runs.count("bad"), 0u);  // not a number: left out
+  ASSERT_EQ(c.call_costs.count("runsc"), 1u);
+  const auto& kinds = c.call_costs.at("runsc");
+  ASSERT_EQ(kinds.size(), 2u);
+  EXPECT_EQ(kinds[0].kind, "null");  // the table's order: null before futex
+  EXPECT_EQ(kinds[1].kind, "futex");
+  EXPECT_NEAR(kinds[0].comparison.robust.ratio, 500, 15);
+  EXPECT_NEAR(kinds[0].baseline_ns, 140, 5);
+  EXPECT_NEAR(kinds[0].added_ns(), 70000 - 140, 2500);
+  EXPECT_LT(kinds[0].added_low(), kinds[0].added_ns());
+  EXPECT_GT(kinds[0].added_high(), kinds[0].added_ns());
+  EXPECT_NEAR(kinds[1].comparison.robust.ratio, 40, 1.5);
+}
+
 TEST(Analysis, LaunchesTheManifestCountsButTheResultsLackAreNamed) {
   // Issue 18: a run whose manifest says "completed" but whose results.jsonl
   // is half gone (or empty) reported as complete, every cell n/a.

@@ -231,5 +231,42 @@ TEST(Answer, AServersTailIsSaidAgainstItsMedianAndEveryReportHasTheQuantiles) {
   EXPECT_THAT(html, HasSubstr("data-quantile=\"p99.9\""));
 }
 
+// syscall/table (issue 39): the details, Markdown and HTML carry each kind's
+// cost per environment, and the caption names the sandbox the figures hold for.
+TEST(Answer, ACostTableIsInEveryDetailedReportWithTheSandboxNamed) {
+  json spec = recorded_case("syscall/table/n10000", "syscall");
+  spec.update({{"variant", "table"}, {"size", 10000}, {"backend", "none"}, {"batch", 0}});
+  const json manifest = {{"run_id", "20261207-000000-abcd"},
+                         {"status", "completed"},
+                         {"environments",
+                          {{"runsc", {{"program", "/usr/bin/runsc"}, {"version", "runsc version 0.0~20221219.0"},
+                                      {"command", {"/usr/bin/runsc", "--platform=ptrace", "run"}}}}}},
+                         {"plan", {{"baseline", "host"}, {"environments", {"host", "runsc"}}, {"runs", 6},
+                                   {"cases", {spec}}}}};
+  std::vector<json> records;
+  for (int round = 1; round <= 6; ++round)
+    for (std::size_t e = 0; e < 2; ++e) {
+      const std::string env = e == 0 ? "host" : "runsc";
+      const double null_ns = (e == 0 ? 140.0 : 74000.0) * wobble(e, round, 0);
+      records.push_back({{"type", "sample"}, {"env", env}, {"round", round}, {"case", "syscall/table/n10000"},
+                         {"phase", "measured"}, {"seconds", null_ns * 1e-5}, {"work", 10000},
+                         {"detail", {{"ns_per_call", {{"null", null_ns}}}}}});
+      records.push_back({{"type", "launch"}, {"env", env}, {"round", round}, {"case", "syscall/table/n10000"}, {"ok", true}});
+    }
+  const Analysis a = analyze(manifest, records);
+  const std::string details = render_console(a);
+  EXPECT_THAT(details, HasSubstr("What one call of each kind costs"));
+  EXPECT_THAT(details, HasSubstr("runsc: gVisor, runsc version 0.0~20221219.0, ptrace platform"));
+  EXPECT_THAT(details, ::testing::ContainsRegex("null +14[0-9] +74[0-9]{3} \\(52[0-9]\\.[0-9]{2}x, "));
+  Manifest m = manifest.get<Manifest>();
+  EXPECT_THAT(render_markdown(a, m), ::testing::ContainsRegex("\\| null \\| 14[0-9] \\| 74[0-9]{3} "));
+  EXPECT_THAT(render_html(a, m), HasSubstr("call-costs"));
+  // A call 500 times the host's is said as the nanoseconds it adds per call,
+  // not as the milliseconds of an operation of 10,000 calls.
+  EXPECT_THAT(render_answer(a, "details"), ::testing::ContainsRegex("\\+7[34][0-9]{3} ns"));
+  EXPECT_THAT(details, HasSubstr("ns per call"));
+  EXPECT_THAT(details, Not(HasSubstr("ms per operation")));
+}
+
 }  // namespace
 }  // namespace dlcbench

@@ -27,6 +27,9 @@ struct MicroWorkloadInfo {
   std::string figure_unit;   // "GFLOP/s", "GB/s", "MB/s", "ms"
   bool rate = true;          // figure = work / seconds / figure_scale; else seconds * figure_scale
   double figure_scale = 1e9;
+  // What a time figure is per, where not per operation: syscall's ns is per
+  // call (an operation makes many), so a time it adds is "ns per call".
+  std::string figure_per = "operation";
   // One value per launch from its operations: "mean", "min" (best of N,
   // as STREAM reports) or "median" (latency).
   std::string run_statistic = "mean";

@@ -86,7 +86,7 @@ class PingPong {
 
 class SyscallCost final : public MicroBenchmark {
  public:
-  explicit SyscallCost(std::string variant) : variant_(std::move(variant)) {
+  SyscallCost(std::string variant, int calls) : variant_(std::move(variant)), calls_(calls) {
     page_ = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
     if (variant_ == "read" || variant_ == "write") {
       fd_ = ::open(variant_ == "read" ? "/dev/zero" : "/dev/null", (variant_ == "read" ? O_RDONLY : O_WRONLY) | O_CLOEXEC);
@@ -99,16 +99,15 @@ class SyscallCost final : public MicroBenchmark {
   }
 
   nlohmann::json describe() const override {
-    return {{"benchmark", "syscall"}, {"variant", variant_}, {"calls_per_operation", kSyscallCallsPerOperation},
-            {"page_bytes", page_}};
+    return {{"benchmark", "syscall"}, {"variant", variant_}, {"calls_per_operation", calls_}, {"page_bytes", page_}};
   }
 
   MicroResult run() override {
     Stopwatch clock;
-    for (int i = 0; i < kSyscallCallsPerOperation; ++i) call();
+    for (int i = 0; i < calls_; ++i) call();
     MicroResult r;
     r.seconds = clock.seconds();
-    r.work = kSyscallCallsPerOperation;
+    r.work = calls_;
     return r;
   }
 
@@ -146,24 +145,66 @@ class SyscallCost final : public MicroBenchmark {
   }
 
   std::string variant_;
+  int calls_;
   std::size_t page_ = 4096;
   int fd_ = -1;
   std::unique_ptr<PingPong> ping_;
 };
 
+// The whole family in one launch: each operation runs every kind in turn,
+// an equal share of the calls each, and says what a call of each cost.
+class SyscallTable final : public MicroBenchmark {
+ public:
+  SyscallTable() {
+    const int calls = kSyscallCallsPerOperation / static_cast<int>(syscall_kinds().size());
+    for (const auto& kind : syscall_kinds()) kinds_.push_back(std::make_unique<SyscallCost>(kind, calls));
+  }
+  nlohmann::json describe() const override {
+    return {{"benchmark", "syscall"},
+            {"variant", kSyscallTable},
+            {"kinds", syscall_kinds()},
+            {"calls_per_operation", kSyscallCallsPerOperation}};
+  }
+  MicroResult run() override {
+    MicroResult r;
+    nlohmann::json ns = nlohmann::json::object();
+    for (std::size_t k = 0; k < kinds_.size(); ++k) {
+      const MicroResult one = kinds_[k]->run();
+      ns[syscall_kinds()[k]] = one.seconds * 1e9 / one.work;
+      r.seconds += one.seconds;
+      r.work += one.work;
+    }
+    r.detail = {{"ns_per_call", std::move(ns)}};
+    return r;
+  }
+
+ private:
+  std::vector<std::unique_ptr<SyscallCost>> kinds_;
+};
+
 }  // namespace
 
-const std::vector<std::string>& syscall_variants() {
+const std::vector<std::string>& syscall_kinds() {
   static const std::vector<std::string> all = {"null", "clock", "read", "write", "openclose",
                                                "stat", "mmap",  "futex", "yield", "pipe"};
   return all;
 }
 
+const std::vector<std::string>& syscall_variants() {
+  static const std::vector<std::string> all = [] {
+    std::vector<std::string> v{kSyscallTable};
+    v.insert(v.end(), syscall_kinds().begin(), syscall_kinds().end());
+    return v;
+  }();
+  return all;
+}
+
 std::unique_ptr<MicroBenchmark> make_syscall_cost(const MicroParams& params) {
+  if (params.variant == kSyscallTable) return std::make_unique<SyscallTable>();
   const auto& all = syscall_variants();
   if (std::find(all.begin(), all.end(), params.variant) == all.end())
     throw UsageError(fmt::format("syscall/{}: valid variants are {}", params.variant, fmt::join(all, ", ")));
-  return std::make_unique<SyscallCost>(params.variant);
+  return std::make_unique<SyscallCost>(params.variant, kSyscallCallsPerOperation);
 }
 
 }  // namespace dlcbench

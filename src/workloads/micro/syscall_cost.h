@@ -13,6 +13,11 @@
 //   futex      one futex wake answered by a wait in another thread and back
 //   yield      sched_yield(2)
 //   pipe       one byte through a pipe to another thread and back
+//
+// "table" runs them all in one launch (the cost table an environment's
+// prediction uses): each operation makes kSyscallCallsPerOperation calls, an
+// equal share of each kind, its figure the mean cost of a call over the
+// kinds, and its detail each kind's ns per call ("ns_per_call").
 #pragma once
 
 #include <memory>
@@ -25,6 +30,11 @@ namespace dlcbench {
 
 inline constexpr int kSyscallCallsPerOperation = 10000;
 
+inline constexpr const char* kSyscallTable = "table";
+
+// The kinds of call, in the table's order.
+const std::vector<std::string>& syscall_kinds();
+// "table", then every kind: the cases `syscall/VARIANT` names.
 const std::vector<std::string>& syscall_variants();
 
 // Throws UsageError for an unknown variant.
