@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "analysis/launch_fold.h"
+#include "analysis/prediction.h"
 #include "model/run_records.h"
 #include "core/errors.h"
 #include "core/words.h"
@@ -306,14 +307,19 @@ FigureTerms figure_terms(const CaseAnalysis& c) {
   // are over seconds per operation.
   const std::string per = c.startup                ? "start"
                           : unit.starts_with("s/") ? unit.substr(2)
-                          : c.micro                ? c.figure_per
+                          : c.micro                ? "operation"
                                                    : "sample";
-  FigureTerms terms{.rate = c.figure_is_rate, .unit = unit, .per = per, .time_added = c.startup};
+  FigureTerms terms;
+  terms.rate = c.figure_is_rate;
+  terms.unit = unit;
+  terms.per = per;
+  terms.time_added = c.startup;
   // A time figure of its own (syscall's ns per call, io-lat's ms): the time
   // added is said in it, per what it is per.
   if (c.micro && !c.figure_is_rate && (unit == "ns" || unit == "us" || unit == "ms")) {
     terms.added_unit = unit;
     terms.added_scale = c.figure_scale;
+    if (c.figure_per != "operation") terms.added_per_what = c.figure_per;
   }
   return terms;
 }
@@ -411,6 +417,7 @@ Analysis analyze(const Manifest& manifest, const std::vector<nlohmann::json>& re
     compare_with_baseline(ca, a, plan.requested_fields);
     if (plan.ablation) ca.ablation = analyze_ablation(ca, *plan.ablation, plan.baseline, plan.requested_fields);
   }
+  predict_overheads(a);
   return a;
 }
 

@@ -57,6 +57,9 @@ struct EnvironmentStats {
   // syscall/table: per kind of call, each run's median ns per call
   // (parallel to run_values).
   std::map<std::string, std::vector<double>> call_ns_runs;
+  // The counting launch's operation mix (orchestrator/call_counting.h):
+  // the worker's system calls per batch by kind; nullopt: none was made.
+  std::optional<OperationMix> operation_mix;
   // What runs the environment's system calls when it is not the host's
   // kernel: "gVisor runsc version 0.0~20221219.0, ptrace platform" (from
   // the manifest), which a cost table's figures hold only for.
@@ -99,6 +102,35 @@ struct EnvironmentStats {
   // the iterations.
   std::vector<double> startup_seconds;
   Summary startup;
+};
+
+// What an environment's system calls predict of its overhead per batch
+// (analysis/prediction.h computes it).
+struct PredictedTerm {
+  // The cost table's kind: "futex", "read", "null" (every call it has no
+  // kind for), or "page fault" (priced as mmap less its two calls).
+  std::string kind;
+  double calls = 0;          // per batch
+  double added_seconds = 0;  // per batch, CPU: calls x the extra cost of one
+  double low = 0, high = 0;  // from the extra cost's 95% interval
+};
+
+struct Prediction {
+  std::string env;
+  // Whose operation mix: the environment's own, or the baseline's where its
+  // own could not be counted (gVisor: its calls never reach the host's
+  // kernel), said as such.
+  std::string mix_from;
+  std::vector<PredictedTerm> terms;  // largest first
+  double cpu_seconds = 0, cpu_low = 0, cpu_high = 0;  // per batch, summed over threads
+  double busy_cpus = 1;                                // the baseline's CPU time over its wall time
+  double seconds = 0, low = 0, high = 0;               // per batch, wall: cpu / busy_cpus
+  double measured_seconds = 0, measured_low = 0, measured_high = 0;  // the overhead's time per batch
+  bool measured_significant = false;  // a share of an overhead that is not there means nothing
+  double share() const { return measured_seconds != 0 ? seconds / measured_seconds : 0; }
+  // The two intervals do not overlap: the prediction and the measurement
+  // disagree, a finding in itself.
+  bool disagrees() const { return high < measured_low || low > measured_high; }
 };
 
 struct CaseAnalysis {
@@ -163,6 +195,8 @@ struct CaseAnalysis {
     double added_high() const { return baseline_ns * (comparison.robust.ci95_high - 1); }
   };
   std::map<std::string, std::vector<CallCost>> call_costs;
+  // Per overhead, what the system calls predict of it (analysis/prediction.h).
+  std::vector<Prediction> predictions;
   bool is_call_cost_table() const { return !call_costs.empty() || spec.variant == "table"; }
   bool serves() const { return spec.serves(); }
   const Overhead* overhead_of(const std::string& env) const {

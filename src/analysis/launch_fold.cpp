@@ -84,6 +84,8 @@ void fold_case_record(Analysis& a, FoldedLaunches& f, EnvironmentStats& es, cons
       if (r.data_wait_seconds) p.data_wait_seconds = p.data_wait_seconds.value_or(0) + *r.data_wait_seconds;
       for (const auto& [kind, ns] : r.call_ns) p.call_ns[kind].push_back(ns);
     }
+  } else if (r.type == "call_counts") {
+    es.operation_mix = r.operation_mix;  // its own launch, outside every round
   } else if (r.type == "accounting") {
     f.unfinished[key].accounting = record;
   } else if (r.type == "listening") {

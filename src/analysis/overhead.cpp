@@ -197,7 +197,7 @@ std::string FigureTerms::amount(double seconds) const {
                            : fmt::format("{:.2f} {}", added_scale * seconds, added_unit);
 }
 
-std::string added_time_words(const Overhead& o) { return added_time_words(o, o.headline.terms.per); }
+std::string added_time_words(const Overhead& o) { return added_time_words(o, o.headline.terms.added_per()); }
 
 std::string headline_short_words(const Overhead& o) {
   const Headline& h = o.headline;
@@ -271,13 +271,13 @@ namespace {
 
 // "+283.1 ms per start", the time a sample adds.
 std::string added_per(const FigureTerms& terms, double seconds) {
-  return fmt::format("{} per {}", terms.added(seconds), terms.per);
+  return fmt::format("{} per {}", terms.added(seconds), terms.added_per());
 }
 
 // The verdict said in time added (Headline::Form::time_added): never a share
 // or a ratio of a near-zero baseline.
 std::string time_added_short_verdict(const Overhead& o, ComparisonWording wording) {
-  const std::string& per = o.headline.terms.per;
+  const std::string& per = o.headline.terms.added_per();
   const std::string what = wording == ComparisonWording::overhead ? "time added" : "difference";
   switch (o.verdict) {
     case Verdict::too_few_runs:

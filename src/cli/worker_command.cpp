@@ -4,6 +4,7 @@
 // never knows which.
 #include <cblas.h>
 
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -12,6 +13,7 @@
 #include <numeric>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 #include <random>
 
@@ -44,6 +46,12 @@ namespace {
 // process-wide setting, as stdout is.
 bool g_hold_samples = false;
 std::vector<std::string> g_held_samples;
+// --count-pause: the waits around the measured phase of a counting launch.
+double g_count_pause = 0;
+
+void count_pause() {
+  if (g_count_pause > 0) std::this_thread::sleep_for(std::chrono::duration<double>(g_count_pause));
+}
 
 void write_line(const std::string& text) {
   std::fwrite(text.data(), 1, text.size(), stdout);
@@ -63,6 +71,10 @@ void emit(const nlohmann::json& line) {
 // reads the machine from outside when that line arrives), then the samples
 // held back.
 void end_measured_phase(std::optional<PhaseAccounting>& accounting, int batches) {
+  if (g_count_pause > 0) {
+    emit({{"type", "phase_end"}, {"batches", batches}});
+    count_pause();
+  }
   if (accounting) emit(accounting->finish(batches));
   for (const auto& text : g_held_samples) write_line(text);
   g_held_samples.clear();
@@ -72,6 +84,7 @@ void end_measured_phase(std::optional<PhaseAccounting>& accounting, int batches)
 // the environment's helper processes from outside over the same phase.
 void start_measured_phase(PhaseAccounting& accounting) {
   emit({{"type", "phase"}, {"phase", "measured"}});
+  count_pause();
   accounting.start();
 }
 
@@ -320,6 +333,7 @@ int run_worker(const WorkerOptions& o) {
   std::optional<PhaseAccounting> accounting;
   if (o.accounting && !o.fingerprint_only) accounting.emplace();
   g_hold_samples = o.hold_samples;
+  g_count_pause = o.count_pause;
   if (spec.serves()) return run_serve_worker(o, accounting);
   if (const MicroWorkloadInfo* micro = find_micro_workload(spec.workload))
     return run_micro_worker(o, *micro, accounting);

@@ -61,6 +61,10 @@ CLI::App* add_worker_options(CLI::App& app, WorkerOptions& options) {
                "Print the environment's fingerprint (no data, no model) and exit");
   cmd->add_flag("--hold-samples", options.hold_samples,
                 "Print the measured batches' sample lines when the measured phase ends, not as each is timed");
+  cmd->add_option("--count-pause", options.count_pause,
+                  "Seconds to wait after the measured phase's first line and after its phase_end line, for a "
+                  "counting launch's counters to open and close around the phase (0: no waits)")
+      ->check(CLI::Range(0.0, 10.0));
   cmd->add_flag("!--no-accounting", options.accounting,
                 "Leave out the accounting of the measured phase (for measuring what it costs)");
   // Accepted for symmetry with the design's command line; output is always JSON lines.

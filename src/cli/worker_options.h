@@ -22,6 +22,11 @@ struct WorkerOptions {
   bool accounting = true;
   // Sample lines of the measured phase printed when it ends (`run --hold-samples`).
   bool hold_samples = false;
+  // A counting launch (`run` with the syscall table): the seconds the worker
+  // waits after saying its measured phase begins, and after a "phase_end"
+  // line when it ends, so that the orchestrator's counters open and close
+  // around exactly the phase. 0: no waits (every timed launch).
+  double count_pause = 0;
   // serve: the address the server listens on (0.0.0.0 in a network
   // namespace of its own, so the host reaches it through its interface).
   std::string listen = "127.0.0.1";

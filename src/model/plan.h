@@ -41,6 +41,12 @@ struct Plan {
   // the default of `run`), so the orchestrator is idle while batches are
   // timed. A manifest without the field was written streaming them.
   bool hold_samples = false;
+  // After the measured rounds, one counting launch per case and environment
+  // counts the worker's system calls, page faults and context switches per
+  // batch from outside (core/syscall_counter.h), never in a timed launch:
+  // set when the run measures the system-call cost table (syscall/table),
+  // which the counts are predicted from.
+  bool count_calls = false;
   std::uint64_t seed = 1;        // for the environment order in each round
   std::string data = "synthetic";  // "synthetic" or a data folder on the host
   double case_timeout_seconds = 1800;

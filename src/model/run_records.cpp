@@ -41,6 +41,29 @@ ResultRecord read_result_record(const json& r) {
   if (rec.type == "environment_unavailable" || rec.type == "environment_dropped")
     rec.reason = string_field(r, "reason", "", where);
   rec.round = int_field(r, "round", 0, where);
+  if (rec.type == "call_counts") {
+    OperationMix mix;
+    mix.unavailable = string_field(r, "unavailable", "", where);
+    if (mix.unavailable.empty()) {
+      mix.method = string_field(r, "method", "", where);
+      mix.batches = int_field(r, "batches", 0, where);
+      if (mix.batches <= 0) throw DataError("a call_counts record has no batches");
+      mix.threads = static_cast<std::size_t>(int_field(r, "threads", 0, where));
+      const double batches = mix.batches;
+      const auto per_batch = [&](const char* key) {
+        const auto n = number_field(r, key, where);
+        if (!n || *n < 0) throw DataError(fmt::format("a call_counts record has no count '{}'", key));
+        return *n / batches;
+      };
+      mix.syscalls = per_batch("syscalls");
+      mix.page_faults = per_batch("page_faults");
+      mix.context_switches = per_batch("context_switches");
+      if (const auto kinds = r.find("by_kind"); kinds != r.end() && kinds->is_object())
+        for (const auto& [kind, n] : kinds->items())
+          if (n.is_number() && n.get<double>() >= 0) mix.by_kind[kind] = n.get<double>() / batches;
+    }
+    rec.operation_mix = std::move(mix);
+  }
   if (rec.type == "sample") {
     const auto seconds = number_field(r, "seconds", where);
     if (!seconds || *seconds < 0)

@@ -17,6 +17,19 @@
 namespace dlcbench {
 
 // One line of results.jsonl. Fields a record lacks keep these defaults.
+// A counting launch's record (orchestrator/call_counting.h): what the
+// worker's threads entered in its measured phase, per batch (per operation
+// of a micro-benchmark), or why nothing could be counted.
+struct OperationMix {
+  std::string unavailable;  // empty: counted
+  std::string method;
+  int batches = 0;
+  std::size_t threads = 0;
+  double syscalls = 0;  // per batch, every kind
+  std::map<std::string, double> by_kind;  // per batch: "futex", "read", ... (core/syscall_counter.h)
+  double page_faults = 0, context_switches = 0;  // per batch
+};
+
 struct ResultRecord {
   std::string type;                      // "sample", "launch", "fingerprint", "environment_unavailable", ...
   std::optional<std::string> case_id;    // absent, or not a string: the record names no case
@@ -49,6 +62,8 @@ struct ResultRecord {
   // exited, which dlcbench-probe ended, and with which signal
   std::vector<std::string> leftover_names;
   std::string ended_with;
+  // call_counts
+  std::optional<OperationMix> operation_mix;
 };
 // How many refused --metric values a launch records, and a report names.
 inline constexpr std::size_t kRefusedValuesKept = 5;

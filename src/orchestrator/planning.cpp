@@ -28,6 +28,7 @@
 #include "workloads/loader/loader.h"
 #include "workloads/micro/micro_workloads.h"
 #include "workloads/registry.h"
+#include "workloads/micro/syscall_cost.h"
 
 namespace fs = std::filesystem;
 
@@ -281,6 +282,9 @@ Plan make_plan(const RunRequest& o, const PlanRequest& request) {
   }
   plan.allow_mismatch = o.allow_mismatch;
   plan.hold_samples = o.hold_samples;
+  plan.count_calls = std::any_of(plan.cases.begin(), plan.cases.end(), [](const CaseSpec& c) {
+    return c.workload == "syscall" && c.variant == kSyscallTable;
+  });
   set_repetition(o, plan);
   plan.seed = o.seed ? *o.seed : std::random_device{}();
   plan.data = o.data == kSyntheticData ? o.data : fs::absolute(data_location(o.data)).string();

@@ -19,6 +19,7 @@
 #include "core/statistics.h"
 #include "core/timer.h"
 #include "core/words.h"
+#include "orchestrator/call_counting.h"
 #include "orchestrator/outside_accounting.h"
 #include "orchestrator/serve_launch.h"
 #include "orchestrator/stopping_rule.h"
@@ -560,11 +561,42 @@ class Schedule {
       }
       if (adaptive_ && round == rounds_) decide_after(round);
     }
+    if (!outcome_.interrupted && plan_.count_calls) count_calls();
     outcome_.elapsed_seconds = clock_.seconds();
     return outcome_;
   }
 
  private:
+  // After the rounds: one counting launch per case and environment, its
+  // record round 0 (no round of the statistics).
+  void count_calls() {
+    for (const auto& spec : plan_.cases) {
+      if (!counts_calls(spec)) continue;
+      for (auto& env : environments_) {
+        if (!env.unavailable.empty()) continue;
+        if (options_.cancel && options_.cancel->load()) {
+          outcome_.interrupted = true;
+          return;
+        }
+        const std::string instance = instance_name(options_.run_id, env.label, 0, ++position_);
+        std::optional<MachineTurn> turn;
+        if (options_.take_turns) {
+          turn.emplace(options_.cancel);
+          if (!turn->held()) continue;
+        }
+        nlohmann::json record = count_calls_launch(plan_, spec, env, instance, options_);
+        const std::string said =
+            record.contains("unavailable")
+                ? fmt::format("not counted: {}", record["unavailable"].get<std::string>())
+                : fmt::format("{:.0f} system calls per {}",
+                              record["syscalls"].get<double>() / std::max(1, record["batches"].get<int>()),
+                              find_micro_workload(spec.workload) ? "operation" : "batch");
+        log(fmt::format("counting  {}  {:<8} {}", spec.id(), env.label, said));
+        results_.append(tag(std::move(record), env.label, 0, spec));
+      }
+    }
+  }
+
   // False when a signal stopped it.
   bool run_round(int round) {
     const auto& order = orders_[static_cast<std::size_t>(round - 1)];

@@ -137,8 +137,8 @@ AnswerCase answer_case(const Analysis& a, const CaseAnalysis& c, std::vector<std
   if (!c.overheads.empty() && c.overheads.front().headline.form == Headline::Form::time_added) {
     ac.form = Headline::Form::time_added;
     ac.added_unit = c.overheads.front().headline.terms.added_unit;
-    ac.added_per = c.overheads.front().headline.terms.per;
-    ac.table.header[2] = fmt::format("added per {} (95% CI)", c.overheads.front().headline.terms.per);
+    ac.added_per = c.overheads.front().headline.terms.added_per();
+    ac.table.header[2] = fmt::format("added per {} (95% CI)", ac.added_per);
   }
   for (const auto& e : c.envs) {
     const Overhead* o = c.overhead_of(e.env);

@@ -364,6 +364,49 @@ json call_costs_json(const CaseAnalysis& c) {
   return {{"envs", envs}, {"comparisons", comparisons}};
 }
 
+// The counting launches' operation mixes per environment, and what they
+// predict of each overhead.
+json predictions_json(const CaseAnalysis& c) {
+  json mixes = json::array();
+  for (const auto& e : c.envs) {
+    if (!e.operation_mix) continue;
+    const OperationMix& m = *e.operation_mix;
+    if (!m.unavailable.empty()) {
+      mixes.push_back({{"env", e.env}, {"unavailable", m.unavailable}});
+      continue;
+    }
+    json kinds = json::object();
+    for (const auto& [kind, n] : m.by_kind) kinds[kind] = number(n);
+    mixes.push_back({{"env", e.env},
+                     {"method", m.method},
+                     {"syscalls", number(m.syscalls)},
+                     {"by_kind", kinds},
+                     {"page_faults", number(m.page_faults)},
+                     {"context_switches", number(m.context_switches)}});
+  }
+  json predictions = json::array();
+  for (const auto& p : c.predictions) {
+    json terms = json::array();
+    for (const auto& t : p.terms)
+      terms.push_back({{"kind", t.kind},
+                       {"calls", number(t.calls)},
+                       {"added_cpu_seconds", number(t.added_seconds)},
+                       {"added_cpu_seconds_ci95", {number(t.low), number(t.high)}}});
+    predictions.push_back({{"env", p.env},
+                           {"mix_from", p.mix_from},
+                           {"terms", terms},
+                           {"cpu_seconds", number(p.cpu_seconds)},
+                           {"busy_cpus", number(p.busy_cpus)},
+                           {"seconds", number(p.seconds)},
+                           {"seconds_ci95", {number(p.low), number(p.high)}},
+                           {"measured_seconds", number(p.measured_seconds)},
+                           {"measured_seconds_ci95", {number(p.measured_low), number(p.measured_high)}},
+                           {"share", p.measured_significant ? number(p.share()) : json(nullptr)},
+                           {"disagrees", p.disagrees()}});
+  }
+  return {{"operation_mixes", mixes}, {"predictions", predictions}};
+}
+
 }  // namespace
 
 json analysis_json(const Analysis& analysis, const Manifest& manifest) {
@@ -436,6 +479,8 @@ json analysis_json(const Analysis& analysis, const Manifest& manifest) {
     }
     if (c.serves()) cj["latency"] = latency_json(c);
     if (!c.call_costs.empty()) cj["call_costs"] = call_costs_json(c);
+    if (std::any_of(c.envs.begin(), c.envs.end(), [](const auto& e) { return e.operation_mix.has_value(); }))
+      cj["system_calls"] = predictions_json(c);
     // `dlcbench explain`: each ablated feature's share of the overhead.
     if (c.ablation)
       cj["ablation"] = ablation_json(*c.ablation, c.startup ? "start" : c.micro ? "operation" : "batch");

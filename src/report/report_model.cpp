@@ -219,18 +219,49 @@ std::string case_caption(const CaseAnalysis& c) {
       run_value_words(c));
 }
 
+std::string prediction_words(const Prediction& p, const std::string& baseline, const std::string& per) {
+  std::vector<std::string> terms;
+  for (std::size_t i = 0; i < p.terms.size() && i < 3; ++i)
+    terms.push_back(fmt::format("{} {:.0f} per {}, {:+.1f} ms", p.terms[i].kind, p.terms[i].calls, per,
+                                1e3 * p.terms[i].added_seconds));
+  const std::string mix =
+      p.mix_from == p.env ? std::string("its own calls, counted in a launch of their own")
+                          : fmt::format("{}'s calls, as {}'s own could not be counted: an estimate that holds only "
+                                        "where the environment makes the same calls",
+                                        baseline, p.env);
+  std::string line = fmt::format(
+      "the system calls predict {:+.1f} ms per {} (95% CI {:+.1f} .. {:+.1f}) of the measured {:+.1f} ms{}: "
+      "{} (CPU {:+.1f} ms over {:.1f} busy CPUs); from {}",
+      1e3 * p.seconds, per, 1e3 * p.low, 1e3 * p.high, 1e3 * p.measured_seconds,
+      p.measured_significant ? fmt::format(" ({:.0f}%)", 100 * p.share()) : std::string(" (not significant)"),
+      fmt::join(terms, "; "), 1e3 * p.cpu_seconds, p.busy_cpus, mix);
+  if (p.disagrees())
+    line += fmt::format(". The prediction and the measurement disagree beyond their intervals (measured 95% CI "
+                        "{:+.1f} .. {:+.1f} ms): a finding, not a failure",
+                        1e3 * p.measured_low, 1e3 * p.measured_high);
+  return line;
+}
+
 std::vector<ComparisonLines> comparison_lines(const CaseAnalysis& c, const std::string& baseline) {
   std::vector<ComparisonLines> out;
+  const std::string per = c.command ? "iteration" : c.startup ? "start" : c.micro ? "operation" : "batch";
   for (const auto& o : c.overheads) {
     ComparisonLines l{comparison_headline(c, o, baseline), {}, "", o.compared, o.mismatch_allowed};
     if (const Explanation* e = c.explanation_of(o.env); e && o.compared) l.explanation = explanation_words(*e, baseline);
+    const Prediction* predicted = nullptr;
+    for (const auto& p : c.predictions)
+      if (p.env == o.env) predicted = &p;
+    if (predicted) l.details.push_back(prediction_words(*predicted, baseline, per));
     const auto likely = c.likely_causes.find(o.env);
     for (const auto& m : o.mismatches)
       if (likely == c.likely_causes.end() || !m.possible_cause) l.details.push_back(describe_mismatch(m, baseline, o.env));
     if (likely != c.likely_causes.end()) {
-      // The possible causes, likeliest first, each with the cause it fits.
-      const std::string per = c.command ? "iteration" : c.startup ? "start" : c.micro ? "operation" : "batch";
-      for (const auto& cause : likely->second) l.details.push_back(likely_cause_words(cause, baseline, o.env, per));
+      // The possible causes, likeliest first, each with the cause it fits;
+      // where the system calls predict the overhead from the environment's
+      // own calls, those that fit nothing measured are left to that.
+      for (const auto& cause : likely->second)
+        if (cause.fits || !predicted || predicted->mix_from != o.env)
+          l.details.push_back(likely_cause_words(cause, baseline, o.env, per));
     }
     out.push_back(std::move(l));
   }

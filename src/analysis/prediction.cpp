@@ -1,0 +1,146 @@
+#include "analysis/prediction.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "analysis/explanation.h"
+#include "core/statistics.h"
+
+namespace dlcbench {
+namespace {
+
+const CaseAnalysis* cost_table_case(const Analysis& a) {
+  for (const auto& c : a.cases)
+    if (c.workload == "syscall" && c.spec.variant == "table" && !c.call_costs.empty()) return &c;
+  return nullptr;
+}
+
+const CaseAnalysis::CallCost* cost_of(const std::vector<CaseAnalysis::CallCost>& costs, const std::string& kind) {
+  for (const auto& c : costs)
+    if (c.kind == kind) return &c;
+  return nullptr;
+}
+
+// How many futex calls one futex round trip of the table makes (a wake and
+// a wait on each side, fewer when a wait finds the turn already passed):
+// from the table's own counting launch on the baseline, else 4.
+double futex_calls_per_round_trip(const CaseAnalysis& table, const std::string& baseline) {
+  const EnvironmentStats* base = find_environment(table, baseline);
+  const std::size_t kinds = table.call_costs.empty() ? 0 : table.call_costs.begin()->second.size();
+  if (!base || !base->operation_mix || !base->operation_mix->unavailable.empty() || kinds == 0 || table.work <= 0)
+    return 4;
+  const auto futex = base->operation_mix->by_kind.find("futex");
+  const double round_trips = table.work / static_cast<double>(kinds);
+  if (futex == base->operation_mix->by_kind.end() || futex->second <= 0) return 4;
+  return futex->second / round_trips;
+}
+
+double baseline_busy_cpus(const EnvironmentStats& base) {
+  std::vector<double> busy;
+  for (const auto& run : base.run_counters)
+    if (const auto it = run.values.find(Counter::busy_cpus); it != run.values.end() && it->second > 0)
+      busy.push_back(it->second);
+  return busy.empty() ? 1.0 : std::max(1.0, mean(busy));
+}
+
+}  // namespace
+
+const std::vector<PricedKind>& priced_kinds() {
+  static const std::vector<PricedKind> kinds = {
+      {"getppid", "null", 1},  {"clock_gettime", "clock", 1}, {"read", "read", 1},  {"write", "write", 1},
+      {"open", "openclose", 1},  // its close is in the table's pair
+      {"close", "", 1},          // priced with its open
+      {"stat", "stat", 1},     {"mmap", "mmap", 2},  // mmap with its munmap
+      {"futex", "futex", 0},   // per round trip: from the table's own count
+      {"sched_yield", "yield", 1},
+  };
+  return kinds;
+}
+
+void predict_overheads(Analysis& a) {
+  const CaseAnalysis* table = cost_table_case(a);
+  if (!table) return;
+  const double futex_calls = futex_calls_per_round_trip(*table, a.baseline);
+  for (auto& c : a.cases) {
+    if (&c == table) continue;
+    const EnvironmentStats* base = find_environment(c, a.baseline);
+    if (!base) continue;
+    for (const auto& o : c.overheads) {
+      const EnvironmentStats* es = find_environment(c, o.env);
+      const auto costs = table->call_costs.find(o.env);
+      if (!es || costs == table->call_costs.end()) continue;
+      Prediction p;
+      p.env = o.env;
+      const OperationMix* mix = nullptr;
+      if (es->operation_mix && es->operation_mix->unavailable.empty()) {
+        mix = &*es->operation_mix;
+        p.mix_from = o.env;
+      } else if (base->operation_mix && base->operation_mix->unavailable.empty()) {
+        mix = &*base->operation_mix;
+        p.mix_from = a.baseline;
+      }
+      if (!mix) continue;
+      double counted = 0;
+      std::map<std::string, PredictedTerm> by_cost;
+      const auto add = [&](const std::string& kind, double calls) {
+        const CaseAnalysis::CallCost* cost = cost_of(costs->second, kind);
+        if (!cost || calls <= 0) return;
+        PredictedTerm& t = by_cost[kind];
+        t.kind = kind;
+        t.calls += calls;
+        t.added_seconds += calls * cost->added_ns() * 1e-9;
+        // Without an interval for the cost, the term has none either.
+        t.low += calls * (std::isfinite(cost->added_low()) ? cost->added_low() : cost->added_ns()) * 1e-9;
+        t.high += calls * (std::isfinite(cost->added_high()) ? cost->added_high() : cost->added_ns()) * 1e-9;
+      };
+      for (const auto& k : priced_kinds()) {
+        const auto n = mix->by_kind.find(k.counted);
+        if (n == mix->by_kind.end()) continue;
+        counted += n->second;
+        if (std::string(k.cost).empty()) continue;
+        add(k.cost, n->second / (k.calls_per_cost_call > 0 ? k.calls_per_cost_call : futex_calls));
+      }
+      // Every call of a kind the table has no figure for: priced as the
+      // null call, the cost of entering the kernel at all.
+      add("null", mix->syscalls - counted);
+      // Page faults beyond the first touch of each mmap the table priced:
+      // one fault is what the mmap kind costs beyond its two calls
+      // (mmap and munmap, each at least a null call).
+      const CaseAnalysis::CallCost* mmap_cost = cost_of(costs->second, "mmap");
+      const CaseAnalysis::CallCost* null_cost = cost_of(costs->second, "null");
+      const auto pairs = mix->by_kind.find("mmap");
+      const double faults = mix->page_faults - (pairs == mix->by_kind.end() ? 0.0 : pairs->second / 2);
+      if (mmap_cost && null_cost && faults > 0) {
+        const auto or_point = [](double bound, double point) { return std::isfinite(bound) ? bound : point; };
+        PredictedTerm& t = by_cost["page fault"];
+        t.kind = "page fault";
+        t.calls = faults;
+        t.added_seconds = faults * (mmap_cost->added_ns() - 2 * null_cost->added_ns()) * 1e-9;
+        t.low = faults * (or_point(mmap_cost->added_low(), mmap_cost->added_ns()) -
+                          2 * or_point(null_cost->added_high(), null_cost->added_ns())) * 1e-9;
+        t.high = faults * (or_point(mmap_cost->added_high(), mmap_cost->added_ns()) -
+                           2 * or_point(null_cost->added_low(), null_cost->added_ns())) * 1e-9;
+      }
+      for (auto& [kind, t] : by_cost) {
+        p.terms.push_back(t);
+        p.cpu_seconds += t.added_seconds;
+        p.cpu_low += t.low;
+        p.cpu_high += t.high;
+      }
+      std::sort(p.terms.begin(), p.terms.end(),
+                [](const PredictedTerm& x, const PredictedTerm& y) { return std::abs(x.added_seconds) > std::abs(y.added_seconds); });
+      p.busy_cpus = baseline_busy_cpus(*base);
+      p.seconds = p.cpu_seconds / p.busy_cpus;
+      p.low = p.cpu_low / p.busy_cpus;
+      p.high = p.cpu_high / p.busy_cpus;
+      p.measured_seconds = o.added.difference;
+      p.measured_low = o.added.ci95_low;
+      p.measured_high = o.added.ci95_high;
+      p.measured_significant = is_significant(o.verdict);
+      c.predictions.push_back(std::move(p));
+    }
+  }
+}
+
+}  // namespace dlcbench

@@ -1,0 +1,121 @@
+// What the system calls predict of an overhead (issue 39): each counted kind
+// priced at its extra cost from the run's cost table, futex calls per round
+// trip from the table's own counting launch, page faults as mmap less its two
+// calls, the rest as null calls; the environment's own mix where it was
+// counted, else the baseline's, said as such.
+#include "analysis/prediction.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "core/case_spec.h"
+#include "core/errors.h"
+#include "model/run_records.h"
+
+namespace dlcbench {
+namespace {
+
+using json = nlohmann::json;
+
+CaseSpec table_spec() {
+  CaseSpec s;
+  s.workload = "syscall";
+  s.backend = "none";
+  s.variant = "table";
+  s.size = 10000;
+  return s;
+}
+
+CaseSpec training_spec() {
+  CaseSpec s;
+  s.workload = "fcn5";
+  s.batch = 8;
+  return s;
+}
+
+// Each kind's cost on the host, and what docker and runsc add (ns).
+const std::map<std::string, double> kHostNs = {{"null", 100}, {"futex", 5000}, {"mmap", 8000}, {"yield", 500}};
+const std::map<std::string, double> kAddedNs = {{"null", 50}, {"futex", 1200}, {"mmap", 400}, {"yield", 0}};
+
+json counts(const std::string& env, const std::string& id, int batches, double syscalls, json by_kind,
+            double faults) {
+  return {{"type", "call_counts"}, {"env", env}, {"round", 0},         {"case", id},
+          {"method", "test"},      {"batches", batches}, {"threads", 2}, {"syscalls", syscalls},
+          {"by_kind", by_kind},    {"page_faults", faults}, {"context_switches", 0}};
+}
+
+Analysis predicted_run() {
+  const std::string table = table_spec().id(), training = training_spec().id();
+  json m = {{"plan",
+             {{"baseline", "host"},
+              {"environments", {"host", "docker", "runsc"}},
+              {"cases", {json(table_spec()), json(training_spec())}}}}};
+  std::vector<json> r;
+  for (int round = 1; round <= 8; ++round)
+    for (const std::string env : {"host", "docker", "runsc"}) {
+      const double wobble = 1 + 0.001 * std::sin(round * 1.3 + static_cast<double>(env.size()));
+      json ns = json::object();
+      for (const auto& [kind, host] : kHostNs) ns[kind] = (host + (env == "host" ? 0 : kAddedNs.at(kind))) * wobble;
+      r.push_back({{"type", "sample"}, {"env", env}, {"round", round}, {"case", table}, {"phase", "measured"},
+                   {"seconds", 0.01 * wobble}, {"work", 10000}, {"detail", {{"ns_per_call", ns}}}});
+      r.push_back({{"type", "launch"}, {"env", env}, {"round", round}, {"case", table}, {"ok", true}});
+      r.push_back({{"type", "sample"}, {"env", env}, {"round", round}, {"case", training}, {"phase", "measured"},
+                   {"seconds", (env == "host" ? 0.100 : 0.101) * wobble}});
+      r.push_back({{"type", "launch"}, {"env", env}, {"round", round}, {"case", training}, {"ok", true}});
+    }
+  // The table's own counting launch on the host: 10 operations, each 2,500
+  // calls of each of its 4 kinds, made 75,000 futex calls: 3 per round trip.
+  r.push_back(counts("host", table, 10, 200000, {{"futex", 75000}, {"getppid", 25000}}, 25000));
+  // The training case: 10 batches; per batch 300 futex calls, 20 mmap
+  // calls (10 pairs), 1,000 page faults, 1,680 other calls.
+  const json mix = {{"futex", 3000}, {"mmap", 200}};
+  r.push_back(counts("host", training, 10, 20000, mix, 10000));
+  r.push_back(counts("docker", training, 10, 20000, mix, 10000));
+  r.push_back({{"type", "call_counts"}, {"env", "runsc"}, {"round", 0}, {"case", training},
+               {"unavailable", "gVisor runs the worker's system calls in its own kernel"}});
+  return analyze(m, r);
+}
+
+TEST(Prediction, EachKindIsPricedAtItsExtraCostAndTheSumIsThePrediction) {
+  const Analysis a = predicted_run();
+  const CaseAnalysis& c = a.cases[1];
+  ASSERT_EQ(c.predictions.size(), 2u);
+  const Prediction& docker = c.predictions[0];
+  EXPECT_EQ(docker.env, "docker");
+  EXPECT_EQ(docker.mix_from, "docker");
+  // futex: 300 calls = 100 round trips x 1,200 ns; mmap: 10 pairs x 400 ns;
+  // page faults beyond those 10: 990 x (400 - 2 x 50) ns; the other 1,680
+  // calls x 50 ns.
+  const double expected = (100 * 1200 + 10 * 400 + 990 * 300 + 1680 * 50) * 1e-9;
+  EXPECT_NEAR(docker.cpu_seconds, expected, 0.01 * expected);
+  EXPECT_DOUBLE_EQ(docker.busy_cpus, 1.0);  // no accounting recorded: one
+  EXPECT_NEAR(docker.seconds, docker.cpu_seconds, 1e-12);
+  ASSERT_FALSE(docker.terms.empty());
+  EXPECT_EQ(docker.terms[0].kind, "page fault");  // the largest first
+  EXPECT_NEAR(docker.terms[0].calls, 990, 1e-9);
+  EXPECT_LE(docker.low, docker.seconds);
+  EXPECT_GE(docker.high, docker.seconds);
+  EXPECT_NEAR(docker.measured_seconds, 0.001, 1e-4);
+  // gVisor's own calls could not be counted: the host's mix, said as such.
+  const Prediction& runsc = c.predictions[1];
+  EXPECT_EQ(runsc.env, "runsc");
+  EXPECT_EQ(runsc.mix_from, "host");
+  ASSERT_TRUE(c.envs[2].operation_mix.has_value());
+  EXPECT_FALSE(c.envs[2].operation_mix->unavailable.empty());
+  // The table itself predicts nothing of its own overheads.
+  EXPECT_TRUE(a.cases[0].predictions.empty());
+}
+
+TEST(Prediction, ACountingRecordIsReadPerBatchAndABadOneIsRefused) {
+  const ResultRecord r = read_result_record(counts("host", "x", 4, 400, {{"futex", 40}}, 8));
+  ASSERT_TRUE(r.operation_mix.has_value());
+  EXPECT_DOUBLE_EQ(r.operation_mix->syscalls, 100);
+  EXPECT_DOUBLE_EQ(r.operation_mix->by_kind.at("futex"), 10);
+  EXPECT_DOUBLE_EQ(r.operation_mix->page_faults, 2);
+  json bad = counts("host", "x", 0, 400, json::object(), 8);
+  EXPECT_THROW(read_result_record(bad), DataError);
+}
+
+}  // namespace
+}  // namespace dlcbench
