@@ -121,6 +121,7 @@ struct Prediction {
   // own could not be counted (gVisor: its calls never reach the host's
   // kernel), said as such.
   std::string mix_from;
+  bool faults_counted = true;  // runsc's trace of calls has no page faults: they are not in the prediction
   std::vector<PredictedTerm> terms;  // largest first
   double cpu_seconds = 0, cpu_low = 0, cpu_high = 0;  // per batch, summed over threads
   double busy_cpus = 1;                                // the baseline's CPU time over its wall time

@@ -84,7 +84,7 @@ struct FigureTerms {
   double added_scale = 1e3;
   // What an added amount is per, where not per sample: "call" for
   // syscall's ns (an operation makes many calls). Empty: `per`.
-  std::string added_per_what;
+  std::string added_per_what{};
   const std::string& added_per() const { return added_per_what.empty() ? per : added_per_what; }
   // "+283.1 ms", "+73810 ns": an amount of added time in that unit; its
   // number alone ("+283.1") for an interval's ends.

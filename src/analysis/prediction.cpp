@@ -81,6 +81,7 @@ void predict_overheads(Analysis& a) {
         p.mix_from = a.baseline;
       }
       if (!mix) continue;
+      p.faults_counted = mix->page_faults.has_value();
       double counted = 0;
       std::map<std::string, PredictedTerm> by_cost;
       const auto add = [&](const std::string& kind, double calls) {
@@ -110,7 +111,8 @@ void predict_overheads(Analysis& a) {
       const CaseAnalysis::CallCost* mmap_cost = cost_of(costs->second, "mmap");
       const CaseAnalysis::CallCost* null_cost = cost_of(costs->second, "null");
       const auto pairs = mix->by_kind.find("mmap");
-      const double faults = mix->page_faults - (pairs == mix->by_kind.end() ? 0.0 : pairs->second / 2);
+      const double faults =
+          mix->page_faults ? *mix->page_faults - (pairs == mix->by_kind.end() ? 0.0 : pairs->second / 2) : 0.0;
       if (mmap_cost && null_cost && faults > 0) {
         const auto or_point = [](double bound, double point) { return std::isfinite(bound) ? bound : point; };
         PredictedTerm& t = by_cost["page fault"];

@@ -6,6 +6,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
@@ -61,16 +62,16 @@ const std::vector<CountedCallKind>& counted_call_kinds() {
   // The numbers this architecture has: aarch64 has no open(2) nor stat(2).
   static const std::vector<CountedCallKind> kinds = [] {
     std::vector<CountedCallKind> k = {
-        {"getppid", {SYS_getppid}},
-        {"clock_gettime", {SYS_clock_gettime, SYS_gettimeofday}},
-        {"read", {SYS_read, SYS_pread64, SYS_readv, SYS_preadv}},
-        {"write", {SYS_write, SYS_pwrite64, SYS_writev, SYS_pwritev}},
-        {"open", {SYS_openat}},
-        {"close", {SYS_close}},
-        {"stat", {SYS_fstat, SYS_newfstatat, SYS_statx}},
-        {"mmap", {SYS_mmap, SYS_munmap}},
-        {"futex", {SYS_futex}},
-        {"sched_yield", {SYS_sched_yield}},
+        {"getppid", {SYS_getppid}, {"getppid"}},
+        {"clock_gettime", {SYS_clock_gettime, SYS_gettimeofday}, {"clock_gettime", "gettimeofday"}},
+        {"read", {SYS_read, SYS_pread64, SYS_readv, SYS_preadv}, {"read", "pread64", "readv", "preadv"}},
+        {"write", {SYS_write, SYS_pwrite64, SYS_writev, SYS_pwritev}, {"write", "pwrite64", "writev", "pwritev"}},
+        {"open", {SYS_openat}, {"openat", "open"}},
+        {"close", {SYS_close}, {"close"}},
+        {"stat", {SYS_fstat, SYS_newfstatat, SYS_statx}, {"fstat", "newfstatat", "statx", "stat", "lstat"}},
+        {"mmap", {SYS_mmap, SYS_munmap}, {"mmap", "munmap"}},
+        {"futex", {SYS_futex}, {"futex"}},
+        {"sched_yield", {SYS_sched_yield}, {"sched_yield"}},
     };
 #ifdef SYS_open
     k[4].numbers.push_back(SYS_open);
@@ -82,6 +83,12 @@ const std::vector<CountedCallKind>& counted_call_kinds() {
     return k;
   }();
   return kinds;
+}
+
+std::string call_kind_of_name(const std::string& name) {
+  for (const auto& k : counted_call_kinds())
+    if (std::find(k.call_names.begin(), k.call_names.end(), name) != k.call_names.end()) return k.name;
+  return "";
 }
 
 int sys_enter_tracepoint_id() {

@@ -19,17 +19,26 @@
 
 namespace dlcbench {
 
+// The paths a counting launch's worker access(2)es (they do not exist) where
+// its window opens and closes: the marks a trace of every call
+// (runsc --strace) is cut at.
+inline constexpr const char* kCountWindowOpen = "/.dlcbench-count-window-open";
+inline constexpr const char* kCountWindowClose = "/.dlcbench-count-window-close";
+
 // A kind of call as the cost table knows it, and the system-call numbers
 // that make it on this architecture ("read": read, pread64, readv, preadv).
 struct CountedCallKind {
   std::string name;
   std::vector<long> numbers;
+  std::vector<std::string> call_names;  // the same calls by name, as a trace writes them
 };
 const std::vector<CountedCallKind>& counted_call_kinds();
 
 struct CallCounts {
   unsigned long long syscalls = 0;  // every call, of any kind
   std::map<std::string, unsigned long long> by_kind;
+  // Where the method sees them (the host's kernel); a trace of calls does not.
+  bool faults_counted = true;
   unsigned long long page_faults = 0;
   unsigned long long context_switches = 0;
   std::size_t threads = 0;  // counted from the window's start (their children with them)
@@ -57,6 +66,9 @@ class SyscallCounter {
   std::vector<Counter> counters_;
   std::size_t threads_ = 0;
 };
+
+// The kind a call's name belongs to ("pread64" -> "read"), "" for none.
+std::string call_kind_of_name(const std::string& name);
 
 // The raw_syscalls:sys_enter tracepoint's id, from tracefs (mounted where
 // the kernel puts it, else mounted for the reading on a private folder and

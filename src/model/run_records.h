@@ -27,7 +27,8 @@ struct OperationMix {
   std::size_t threads = 0;
   double syscalls = 0;  // per batch, every kind
   std::map<std::string, double> by_kind;  // per batch: "futex", "read", ... (core/syscall_counter.h)
-  double page_faults = 0, context_switches = 0;  // per batch
+  // Per batch, where the method sees them (not in runsc's trace of calls).
+  std::optional<double> page_faults, context_switches;
 };
 
 struct ResultRecord {

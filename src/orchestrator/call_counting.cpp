@@ -3,10 +3,14 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <set>
 
 #include <fmt/format.h>
 
 #include "core/errors.h"
+#include "core/scratch_dir.h"
 #include "core/process.h"
 #include "core/syscall_counter.h"
 #include "orchestrator/outside_accounting.h"
@@ -38,20 +42,67 @@ std::vector<pid_t> worker_processes(const std::string& environment, std::string&
   return workers;
 }
 
-nlohmann::json counts_record(const CallCounts& counts, int batches) {
+nlohmann::json counts_record(const CallCounts& counts, int batches, const std::string& method) {
   nlohmann::json by_kind = nlohmann::json::object();
   for (const auto& [kind, n] : counts.by_kind) by_kind[kind] = n;
-  return {{"type", "call_counts"},
-          {"method", "perf_event_open: raw_syscalls:sys_enter per thread, filtered by call number"},
-          {"batches", batches},
-          {"threads", counts.threads},
-          {"syscalls", counts.syscalls},
-          {"by_kind", by_kind},
-          {"page_faults", counts.page_faults},
-          {"context_switches", counts.context_switches}};
+  nlohmann::json record = {{"type", "call_counts"}, {"method", method},         {"batches", batches},
+                           {"threads", counts.threads}, {"syscalls", counts.syscalls}, {"by_kind", by_kind}};
+  if (counts.faults_counted) {
+    record["page_faults"] = counts.page_faults;
+    record["context_switches"] = counts.context_switches;
+  }
+  return record;
+}
+
+constexpr const char* kTracepointMethod = "perf_event_open: raw_syscalls:sys_enter per thread, filtered by call number";
+constexpr const char* kStraceMethod = "runsc --strace: the calls the application entered in gVisor's kernel";
+
+// The sandbox's log among those runsc wrote in `folder`.
+std::optional<std::filesystem::path> boot_log(const std::filesystem::path& folder) {
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(folder, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.find(".boot") != std::string::npos) return entry.path();
+  }
+  return std::nullopt;
 }
 
 }  // namespace
+
+std::optional<CallCounts> calls_in_strace_log(std::istream& log) {
+  // "I1207 16:43:35.601423    7372 strace.go:559] [   1:   1] python3 E getppid()":
+  // after the thread ids and the command, E (entry) or X (exit), the call's name.
+  CallCounts counts;
+  counts.faults_counted = false;
+  for (const auto& k : counted_call_kinds()) counts.by_kind[k.name] = 0;
+  std::set<std::string> threads;
+  bool open = false, closed = false;
+  for (std::string line; std::getline(log, line);) {
+    const auto strace = line.find("strace.go");
+    const auto ids = line.find("] [", strace == std::string::npos ? 0 : strace);
+    if (strace == std::string::npos || ids == std::string::npos) continue;
+    const auto ids_end = line.find(']', ids + 3);
+    const auto entry = line.find(" E ", ids_end == std::string::npos ? ids : ids_end);
+    if (ids_end == std::string::npos || entry == std::string::npos) continue;
+    const auto name_end = line.find('(', entry + 3);
+    if (name_end == std::string::npos) continue;
+    const std::string name = line.substr(entry + 3, name_end - entry - 3);
+    if (!open) {
+      open = name == "access" && line.find(kCountWindowOpen, name_end) != std::string::npos;
+      continue;
+    }
+    if (name == "access" && line.find(kCountWindowClose, name_end) != std::string::npos) {
+      closed = true;
+      break;
+    }
+    ++counts.syscalls;
+    threads.insert(line.substr(ids + 3, ids_end - ids - 3));
+    if (const std::string kind = call_kind_of_name(name); !kind.empty()) ++counts.by_kind[kind];
+  }
+  if (!open || !closed) return std::nullopt;
+  counts.threads = threads.size();
+  return counts;
+}
 
 bool counts_calls(const CaseSpec& spec) {
   return spec.workload != kStartupWorkload && !spec.serves() && !spec.is_command();
@@ -66,6 +117,13 @@ nlohmann::json count_calls_launch(const Plan& plan, const CaseSpec& spec, Schedu
   if (loader) env_vars.emplace_back(kLoaderTokenVariable, instance);
   WorkerLaunch launch{WorkerLaunch::Program::worker, std::move(args), launch_data(plan, spec), std::move(env_vars),
                       spec.io_target, spec.device == "gpu"};
+  // gVisor's calls never reach the host's kernel: runsc traces them itself.
+  const bool traced = env.environment->name() == "runsc";
+  std::optional<ScratchDir> trace;
+  if (traced) {
+    trace.emplace("dlcbench-strace");
+    launch.trace_calls_to = trace->path();
+  }
   const ProcessSpec process = env.environment->command(launch, instance).process(plan.case_timeout_seconds,
                                                                                    options.cancel);
   SyscallCounter counter;
@@ -76,6 +134,7 @@ nlohmann::json count_calls_launch(const Plan& plan, const CaseSpec& spec, Schedu
     const auto parsed = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
     if (parsed.is_discarded() || !parsed.is_object()) return;
     const std::string type = parsed.value("type", "");
+    if (traced) return;  // counted from the trace when the launch has ended
     if (type == "phase" && why_not.empty()) {
       const auto workers = worker_processes(env.environment->name(), why_not);
       if (workers.empty()) return;
@@ -88,13 +147,20 @@ nlohmann::json count_calls_launch(const Plan& plan, const CaseSpec& spec, Schedu
     } else if (type == "phase_end" && counting) {
       counting = false;
       try {
-        record = counts_record(counter.close(), parsed.value("batches", spec.iters));
+        record = counts_record(counter.close(), parsed.value("batches", spec.iters), kTracepointMethod);
       } catch (const IoError& e) {
         why_not = e.what();
       }
     }
   });
   if (loader) (void)loader::remove_segments(instance);  // a killed loader's batches in /dev/shm
+  if (traced && result.ok()) {
+    const auto log = boot_log(trace->path());
+    std::ifstream in(log ? *log : std::filesystem::path());
+    if (const auto counts = log ? calls_in_strace_log(in) : std::nullopt)
+      return counts_record(*counts, spec.iters, kStraceMethod);
+    why_not = log ? "runsc's trace has no window marked by the worker" : "runsc wrote no trace of the sandbox";
+  }
   if (record && result.ok()) return *record;
   if (why_not.empty())
     why_not = result.ok() ? "the worker never said its measured phase ended"

@@ -6,9 +6,13 @@
 // its one record is the counts per batch, or why they could not be taken.
 #pragma once
 
+#include <istream>
+#include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
+
+#include "core/syscall_counter.h"
 
 #include "orchestrator/scheduler.h"
 
@@ -20,6 +24,12 @@ inline constexpr double kCountPauseSeconds = 0.3;
 // Whether a case gets a counting launch: a worker that runs the case's own
 // code (training, micro-benchmarks); not start-up, serve or a user's command.
 bool counts_calls(const CaseSpec& spec);
+
+// Under gVisor: the calls a runsc --strace debug log (the sandbox's,
+// "*.boot.txt") shows the application entering between the worker's two
+// marks (kCountWindowOpen, kCountWindowClose), by kind. Page faults and
+// context switches are not in it. nullopt when the marks are not both there.
+std::optional<CallCounts> calls_in_strace_log(std::istream& log);
 
 // Runs the counting launch and returns its "call_counts" record (not yet
 // tagged with environment, round and case).

@@ -381,8 +381,8 @@ json predictions_json(const CaseAnalysis& c) {
                      {"method", m.method},
                      {"syscalls", number(m.syscalls)},
                      {"by_kind", kinds},
-                     {"page_faults", number(m.page_faults)},
-                     {"context_switches", number(m.context_switches)}});
+                     {"page_faults", m.page_faults ? number(*m.page_faults) : json(nullptr)},
+                     {"context_switches", m.context_switches ? number(*m.context_switches) : json(nullptr)}});
   }
   json predictions = json::array();
   for (const auto& p : c.predictions) {
@@ -394,6 +394,7 @@ json predictions_json(const CaseAnalysis& c) {
                        {"added_cpu_seconds_ci95", {number(t.low), number(t.high)}}});
     predictions.push_back({{"env", p.env},
                            {"mix_from", p.mix_from},
+                           {"faults_counted", p.faults_counted},
                            {"terms", terms},
                            {"cpu_seconds", number(p.cpu_seconds)},
                            {"busy_cpus", number(p.busy_cpus)},

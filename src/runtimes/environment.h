@@ -45,6 +45,10 @@ struct WorkerLaunch {
   // A serve case's server: the load generator on the host must reach it
   // (Environment::prepare_serving).
   bool serves = false;
+  // A counting launch under gVisor: runsc writes every system call the
+  // application makes (--strace) to its debug log in this folder, where the
+  // host's tracepoint never sees them. Empty: no tracing (every timed launch).
+  std::filesystem::path trace_calls_to{};
 };
 
 // How a serve case's load generator, on the host, reaches a server launched

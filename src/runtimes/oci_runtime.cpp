@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <fstream>
 #include <optional>
 #include <sstream>
@@ -110,6 +111,12 @@ class OciEnvironment : public Environment {
 
     LaunchCommand c;
     c.argv = global({"run", "--bundle", bundle.string(), instance});
+    if (name_ == "runsc" && !launch.trace_calls_to.empty()) {
+      // Global flags, before the subcommand; the log's folder ends in "/"
+      // so that runsc names one file per process (boot, gofer, run).
+      const auto run = std::find(c.argv.begin(), c.argv.end(), "run");
+      c.argv.insert(run, {"--strace", "--debug-log=" + launch.trace_calls_to.string() + "/"});
+    }
     c.hide_files = hide_files_;
     return c;
   }

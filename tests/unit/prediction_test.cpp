@@ -8,10 +8,12 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <sstream>
 
 #include "core/case_spec.h"
 #include "core/errors.h"
 #include "model/run_records.h"
+#include "orchestrator/call_counting.h"
 
 namespace dlcbench {
 namespace {
@@ -112,9 +114,45 @@ TEST(Prediction, ACountingRecordIsReadPerBatchAndABadOneIsRefused) {
   ASSERT_TRUE(r.operation_mix.has_value());
   EXPECT_DOUBLE_EQ(r.operation_mix->syscalls, 100);
   EXPECT_DOUBLE_EQ(r.operation_mix->by_kind.at("futex"), 10);
-  EXPECT_DOUBLE_EQ(r.operation_mix->page_faults, 2);
+  EXPECT_DOUBLE_EQ(r.operation_mix->page_faults.value_or(-1), 2);
+  // runsc's trace has no page faults: absent, not zero.
+  json traced = counts("runsc", "x", 4, 400, {{"futex", 40}}, 8);
+  traced.erase("page_faults");
+  traced.erase("context_switches");
+  EXPECT_FALSE(read_result_record(traced).operation_mix->page_faults.has_value());
   json bad = counts("host", "x", 0, 400, json::object(), 8);
   EXPECT_THROW(read_result_record(bad), DataError);
+}
+
+// Under gVisor the application's calls are counted from runsc's trace,
+// between the worker's two marks, by kind; what comes before and after is not.
+TEST(Prediction, GvisorsCallsAreCountedFromItsTraceBetweenTheWorkersMarks) {
+  const std::string prefix = "I1207 16:43:35.601423    7372 strace.go:559] ";
+  std::ostringstream log;
+  log << "I1207 16:43:35.453553    7372 kernel.go:791] EXEC: [/opt/dlcbench/bin/dlcbench-worker worker]\n";
+  log << prefix << "[   1:   1] dlcbench-worker E getppid()\n";  // before the window
+  log << prefix << "[   1:   1] dlcbench-worker E access(0x7f36 " << kCountWindowOpen << ", 0o0)\n";
+  log << prefix << "[   1:   1] dlcbench-worker X access(0x7f36 " << kCountWindowOpen << ", 0o0) = 0 errno=2\n";
+  for (int i = 0; i < 5; ++i) log << prefix << "[   1:   1] dlcbench-worker E getppid()\n";
+  log << prefix << "[   1:   1] dlcbench-worker X getppid() = 0 (0x0) (1.9us)\n";
+  log << prefix << "[   2:   1] dlcbench-worker E futex(0x1, FUTEX_WAIT_PRIVATE, 0x0)\n";
+  log << prefix << "[   2:   1] dlcbench-worker E sched_yield()\n";
+  log << prefix << "[   1:   1] dlcbench-worker E pread64(0x3, 0x7f, 0x10, 0x0)\n";
+  log << prefix << "[   1:   1] dlcbench-worker E access(0x7f36 " << kCountWindowClose << ", 0o0)\n";
+  log << prefix << "[   1:   1] dlcbench-worker E getppid()\n";  // after it
+  std::istringstream in(log.str());
+  const auto counts = calls_in_strace_log(in);
+  ASSERT_TRUE(counts.has_value());
+  EXPECT_EQ(counts->syscalls, 8u);
+  EXPECT_EQ(counts->by_kind.at("getppid"), 5u);
+  EXPECT_EQ(counts->by_kind.at("futex"), 1u);
+  EXPECT_EQ(counts->by_kind.at("sched_yield"), 1u);
+  EXPECT_EQ(counts->by_kind.at("read"), 1u);
+  EXPECT_EQ(counts->threads, 2u);
+  EXPECT_FALSE(counts->faults_counted);
+  // A trace without the closing mark counts nothing.
+  std::istringstream cut(log.str().substr(0, log.str().find(kCountWindowClose)));
+  EXPECT_FALSE(calls_in_strace_log(cut).has_value());
 }
 
 }  // namespace
