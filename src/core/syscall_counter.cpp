@@ -122,8 +122,8 @@ SyscallCounter::~SyscallCounter() {
   for (const auto& c : counters_) ::close(c.fd);
 }
 
-void SyscallCounter::open(const std::vector<pid_t>& processes) {
-  const int tracepoint = sys_enter_tracepoint_id();
+void SyscallCounter::open(const std::vector<pid_t>& processes, bool faults_only) {
+  const int tracepoint = faults_only ? 0 : sys_enter_tracepoint_id();
   const auto& kinds = counted_call_kinds();
   const auto add = [&](pid_t tid, std::uint32_t type, std::uint64_t config, int kind, const std::string& filter) {
     perf_event_attr attr{};
@@ -146,9 +146,12 @@ void SyscallCounter::open(const std::vector<pid_t>& processes) {
   for (pid_t process : processes)
     for (pid_t tid : threads_of(process)) {
       ++threads_;
-      add(tid, PERF_TYPE_TRACEPOINT, static_cast<std::uint64_t>(tracepoint), -1, "");
-      for (std::size_t k = 0; k < kinds.size(); ++k)
-        add(tid, PERF_TYPE_TRACEPOINT, static_cast<std::uint64_t>(tracepoint), static_cast<int>(k), filter_of(kinds[k]));
+      if (!faults_only) {
+        add(tid, PERF_TYPE_TRACEPOINT, static_cast<std::uint64_t>(tracepoint), -1, "");
+        for (std::size_t k = 0; k < kinds.size(); ++k)
+          add(tid, PERF_TYPE_TRACEPOINT, static_cast<std::uint64_t>(tracepoint), static_cast<int>(k),
+              filter_of(kinds[k]));
+      }
       add(tid, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS, -2, "");
       add(tid, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES, -3, "");
     }

@@ -54,7 +54,10 @@ class SyscallCounter {
   // Opens the window on every thread of each process. Throws IoError naming
   // what the machine does not allow (no tracefs, perf_event_open refused)
   // and how to allow it.
-  void open(const std::vector<pid_t>& processes);
+  // With `faults_only`, page faults and context switches alone: for
+  // gVisor's stub processes, whose calls the host's kernel never sees but
+  // whose page faults it takes first (and hands to the Sentry).
+  void open(const std::vector<pid_t>& processes, bool faults_only = false);
   // Closes the window: what the threads and their children entered since.
   CallCounts close();
 

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <map>
 #include <fstream>
 #include <set>
 
@@ -23,16 +24,19 @@ namespace dlcbench {
 namespace {
 
 // The worker's processes among the environment's, read from /proc: the
-// dlcbench-worker program (its threads are counted, and what they start).
-// Empty with the reason when there is none the host's kernel runs.
-std::vector<pid_t> worker_processes(const std::string& environment, std::string& why_none) {
+// dlcbench-worker program (its threads are counted, and what they start),
+// or under gVisor the stubs that run its code (`stubs`). Empty with the
+// reason when there is none the host's kernel runs.
+std::vector<pid_t> worker_processes(const std::string& environment, std::string& why_none, bool stubs = false) {
   const auto all = read_processes();
   const auto env = environment_processes(all, getpid(), environment);
+  std::map<pid_t, ProcessCpu> by_pid;
+  for (const auto& p : all) by_pid[p.pid] = p;
   std::vector<pid_t> workers;
   bool sandboxed = false;
   for (const auto& p : all) {
     if (!env.count(p.pid)) continue;
-    if (p.name == "dlcbench-worker") workers.push_back(p.pid);
+    if (stubs ? p.name == "exe" && runs_worker_code(p, by_pid) : p.name == "dlcbench-worker") workers.push_back(p.pid);
     if (p.name == "runsc-sandbox") sandboxed = true;
   }
   if (workers.empty())
@@ -129,12 +133,31 @@ nlohmann::json count_calls_launch(const Plan& plan, const CaseSpec& spec, Schedu
   SyscallCounter counter;
   bool counting = false;
   std::optional<nlohmann::json> record;
+  std::optional<CallCounts> stub_faults;  // gVisor: the stubs' page faults over the window
   std::string why_not;
   const ProcessResult result = run_process(process, [&](std::string_view line) {
     const auto parsed = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
     if (parsed.is_discarded() || !parsed.is_object()) return;
     const std::string type = parsed.value("type", "");
-    if (traced) return;  // counted from the trace when the launch has ended
+    if (traced) {
+      // The calls come from the trace when the launch has ended; the page
+      // faults of the stubs that run the worker's code, from the host's kernel.
+      std::string no_stubs;
+      if (type == "phase") {
+        const auto stubs = worker_processes(env.environment->name(), no_stubs, true);
+        try {
+          if (!stubs.empty()) counter.open(stubs, /*faults_only=*/true), counting = true;
+        } catch (const IoError&) {
+        }
+      } else if (type == "phase_end" && counting) {
+        counting = false;
+        try {
+          stub_faults = counter.close();
+        } catch (const IoError&) {
+        }
+      }
+      return;
+    }
     if (type == "phase" && why_not.empty()) {
       const auto workers = worker_processes(env.environment->name(), why_not);
       if (workers.empty()) return;
@@ -157,8 +180,16 @@ nlohmann::json count_calls_launch(const Plan& plan, const CaseSpec& spec, Schedu
   if (traced && result.ok()) {
     const auto log = boot_log(trace->path());
     std::ifstream in(log ? *log : std::filesystem::path());
-    if (const auto counts = log ? calls_in_strace_log(in) : std::nullopt)
-      return counts_record(*counts, spec.iters, kStraceMethod);
+    if (auto counts = log ? calls_in_strace_log(in) : std::nullopt) {
+      if (stub_faults) {
+        counts->faults_counted = true;
+        counts->page_faults = stub_faults->page_faults;
+        counts->context_switches = stub_faults->context_switches;
+      }
+      return counts_record(*counts, spec.iters,
+                           stub_faults ? std::string(kStraceMethod) + "; page faults: the stubs' from the host's kernel"
+                                       : kStraceMethod);
+    }
     why_not = log ? "runsc's trace has no window marked by the worker" : "runsc wrote no trace of the sandbox";
   }
   if (record && result.ok()) return *record;

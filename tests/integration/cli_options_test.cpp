@@ -255,6 +255,8 @@ std::vector<OptionRow> option_table(const Fixture& f) {
                   "", "--path"});
   rows.push_back({"--listen", worker_base(), false, false, {empty, "localhost", "300.1.2.3", "1.2.3"},
                   "other than an IPv4 address", "0.0.0.0", 0, "", "--listen"});
+  rows.push_back({"--count-pause", worker_base(), false, false, {empty, "-1", not_number, "11"},
+                  "below 0, above 10 seconds, not numbers", "0", 0, "", "--count-pause"});
   for (const char* flag : {"--fingerprint-only", "--json", "--no-accounting", "--hold-samples"})
     rows.push_back({flag, worker_base(), true, false, {"maybe"}, "values other than true, false or a count", "", 0, "",
                     flag});
