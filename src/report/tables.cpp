@@ -563,7 +563,9 @@ Table call_cost_table(const CaseAnalysis& c, const std::string& baseline) {
     std::vector<Cell> row = {kind, fmt::format("{:.0f}", baseline_ns)};
     for (const EnvironmentStats* e : others) {
       const auto& list = c.call_costs.at(e->env);
-      const auto cost = std::find_if(list.begin(), list.end(), [&](const auto& k) { return k.kind == kind; });
+      // A copy to capture: Clang before 16 captures no structured binding.
+      const std::string wanted = kind;
+      const auto cost = std::find_if(list.begin(), list.end(), [&](const auto& k) { return k.kind == wanted; });
       if (cost == list.end()) {
         row.emplace_back("n/a");
         continue;
