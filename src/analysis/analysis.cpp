@@ -68,6 +68,12 @@ std::string sandbox_of(const nlohmann::json& environment) {
   return label;
 }
 
+std::vector<double> seconds_of_ns(const std::vector<double>& ns) {
+  std::vector<double> out;
+  for (double x : ns) out.push_back(x * 1e-9);
+  return out;
+}
+
 // Pass 1: the cases the plan lists, each with an empty entry per environment
 // in the plan's order, and what kind of figure each reports.
 std::vector<CaseAnalysis> planned_cases(const RecordedPlan& plan) {
@@ -370,12 +376,7 @@ void compare_with_baseline(CaseAnalysis& ca, Analysis& a, const RequestedFields&
           base_runs->second.size() != base->run_values.size())
         continue;
       // Compared in seconds per call, so that the comparison's times added are seconds as everywhere.
-      const auto seconds = [](const std::vector<double>& ns) {
-        std::vector<double> out;
-        for (double x : ns) out.push_back(x * 1e-9);
-        return out;
-      };
-      const std::vector<double> own = seconds(runs), theirs = seconds(base_runs->second);
+      const std::vector<double> own = seconds_of_ns(runs), theirs = seconds_of_ns(base_runs->second);
       ca.call_costs[es.env].push_back({kind, median(base_runs->second), median(runs),
                                        compare_figures(es.env, {own, es.run_rounds}, {theirs, base->run_rounds},
                                                        ComparisonWording::overhead, a.margin, figure_terms(ca))});

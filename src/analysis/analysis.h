@@ -198,7 +198,6 @@ struct CaseAnalysis {
   std::map<std::string, std::vector<CallCost>> call_costs;
   // Per overhead, what the system calls predict of it (analysis/prediction.h).
   std::vector<Prediction> predictions;
-  bool is_call_cost_table() const { return !call_costs.empty() || spec.variant == "table"; }
   bool serves() const { return spec.serves(); }
   const Overhead* overhead_of(const std::string& env) const {
     for (const auto& o : overheads)

@@ -6,13 +6,14 @@
 
 #include "analysis/explanation.h"
 #include "core/statistics.h"
+#include "workloads/micro/syscall_cost.h"
 
 namespace dlcbench {
 namespace {
 
 const CaseAnalysis* cost_table_case(const Analysis& a) {
   for (const auto& c : a.cases)
-    if (c.workload == "syscall" && c.spec.variant == "table" && !c.call_costs.empty()) return &c;
+    if (c.workload == "syscall" && c.spec.variant == kSyscallTable && !c.call_costs.empty()) return &c;
   return nullptr;
 }
 
@@ -35,6 +36,9 @@ double futex_calls_per_round_trip(const CaseAnalysis& table, const std::string& 
   if (futex == base->operation_mix->by_kind.end() || futex->second <= 0) return 4;
   return futex->second / round_trips;
 }
+
+// An interval's end, or the estimate where there is no interval.
+double bound_or(double bound, double estimate) { return std::isfinite(bound) ? bound : estimate; }
 
 double baseline_busy_cpus(const EnvironmentStats& base) {
   std::vector<double> busy;
@@ -92,8 +96,8 @@ void predict_overheads(Analysis& a) {
         t.calls += calls;
         t.added_seconds += calls * cost->added_ns() * 1e-9;
         // Without an interval for the cost, the term has none either.
-        t.low += calls * (std::isfinite(cost->added_low()) ? cost->added_low() : cost->added_ns()) * 1e-9;
-        t.high += calls * (std::isfinite(cost->added_high()) ? cost->added_high() : cost->added_ns()) * 1e-9;
+        t.low += calls * bound_or(cost->added_low(), cost->added_ns()) * 1e-9;
+        t.high += calls * bound_or(cost->added_high(), cost->added_ns()) * 1e-9;
       };
       for (const auto& k : priced_kinds()) {
         const auto n = mix->by_kind.find(k.counted);
@@ -114,15 +118,14 @@ void predict_overheads(Analysis& a) {
       const double faults =
           mix->page_faults ? *mix->page_faults - (pairs == mix->by_kind.end() ? 0.0 : pairs->second / 2) : 0.0;
       if (mmap_cost && null_cost && faults > 0) {
-        const auto or_point = [](double bound, double point) { return std::isfinite(bound) ? bound : point; };
         PredictedTerm& t = by_cost["page fault"];
         t.kind = "page fault";
         t.calls = faults;
         t.added_seconds = faults * (mmap_cost->added_ns() - 2 * null_cost->added_ns()) * 1e-9;
-        t.low = faults * (or_point(mmap_cost->added_low(), mmap_cost->added_ns()) -
-                          2 * or_point(null_cost->added_high(), null_cost->added_ns())) * 1e-9;
-        t.high = faults * (or_point(mmap_cost->added_high(), mmap_cost->added_ns()) -
-                           2 * or_point(null_cost->added_low(), null_cost->added_ns())) * 1e-9;
+        t.low = faults * (bound_or(mmap_cost->added_low(), mmap_cost->added_ns()) -
+                          2 * bound_or(null_cost->added_high(), null_cost->added_ns())) * 1e-9;
+        t.high = faults * (bound_or(mmap_cost->added_high(), mmap_cost->added_ns()) -
+                           2 * bound_or(null_cost->added_low(), null_cost->added_ns())) * 1e-9;
       }
       for (auto& [kind, t] : by_cost) {
         p.terms.push_back(t);

@@ -83,8 +83,9 @@ std::optional<CallCounts> calls_in_strace_log(std::istream& log) {
   bool open = false, closed = false;
   for (std::string line; std::getline(log, line);) {
     const auto strace = line.find("strace.go");
-    const auto ids = line.find("] [", strace == std::string::npos ? 0 : strace);
-    if (strace == std::string::npos || ids == std::string::npos) continue;
+    if (strace == std::string::npos) continue;
+    const auto ids = line.find("] [", strace);
+    if (ids == std::string::npos) continue;
     const auto ids_end = line.find(']', ids + 3);
     const auto entry = line.find(" E ", ids_end == std::string::npos ? ids : ids_end);
     if (ids_end == std::string::npos || entry == std::string::npos) continue;
@@ -116,11 +117,8 @@ nlohmann::json count_calls_launch(const Plan& plan, const CaseSpec& spec, Schedu
                                   const std::string& instance, const ScheduleOptions& options) {
   std::vector<std::string> args = spec.worker_args();
   args.insert(args.end(), {"--hold-samples", "--count-pause", fmt::format("{}", kCountPauseSeconds)});
-  auto env_vars = options.worker_env;
   const bool loader = spec.workload == kLoaderWorkload;
-  if (loader) env_vars.emplace_back(kLoaderTokenVariable, instance);
-  WorkerLaunch launch{WorkerLaunch::Program::worker, std::move(args), launch_data(plan, spec), std::move(env_vars),
-                      spec.io_target, spec.device == "gpu"};
+  WorkerLaunch launch = worker_launch(plan, spec, std::move(args), options, instance);
   // gVisor's calls never reach the host's kernel: runsc traces them itself.
   const bool traced = env.environment->name() == "runsc";
   std::optional<ScratchDir> trace;

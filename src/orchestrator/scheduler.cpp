@@ -121,6 +121,18 @@ nlohmann::json tag(nlohmann::json record, const std::string& env, int round, con
   return record;
 }
 
+}  // namespace
+
+WorkerLaunch worker_launch(const Plan& plan, const CaseSpec& spec, std::vector<std::string> args,
+                           const ScheduleOptions& options, const std::string& instance) {
+  auto env_vars = options.worker_env;
+  if (spec.workload == kLoaderWorkload) env_vars.emplace_back(kLoaderTokenVariable, instance);
+  return {WorkerLaunch::Program::worker, std::move(args), launch_data(plan, spec), std::move(env_vars),
+          spec.io_target, spec.device == "gpu"};
+}
+
+namespace {
+
 LaunchOutcome run_worker(const Plan& plan, const CaseSpec& spec, ScheduledEnvironment& env,
                          const std::string& instance, int round, ResultsWriter& results,
                          const ScheduleOptions& options) {
@@ -128,11 +140,8 @@ LaunchOutcome run_worker(const Plan& plan, const CaseSpec& spec, ScheduledEnviro
   out.instance = instance;
   std::vector<std::string> args = spec.worker_args();
   if (plan.hold_samples) args.push_back("--hold-samples");
-  auto env_vars = options.worker_env;
   const bool loader = spec.workload == kLoaderWorkload;
-  if (loader) env_vars.emplace_back(kLoaderTokenVariable, instance);
-  WorkerLaunch launch{WorkerLaunch::Program::worker, std::move(args), launch_data(plan, spec), std::move(env_vars),
-                      spec.io_target, spec.device == "gpu"};
+  const WorkerLaunch launch = worker_launch(plan, spec, std::move(args), options, instance);
   const LaunchCommand command = env.environment->command(launch, instance);
   const ProcessSpec process = command.process(plan.case_timeout_seconds, options.cancel);
   out.timeout_seconds = plan.case_timeout_seconds;

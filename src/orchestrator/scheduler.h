@@ -64,6 +64,12 @@ struct ScheduleOptions {
   std::filesystem::path load_generator;
 };
 
+// The worker's launch of a case with `args` (spec.worker_args() and more):
+// its data, the run's thread settings, a loader's segment token (the
+// instance) and its I/O target, as every worker launch of a run gets them.
+WorkerLaunch worker_launch(const Plan& plan, const CaseSpec& spec, std::vector<std::string> args,
+                           const ScheduleOptions& options, const std::string& instance);
+
 struct ScheduleResult {
   bool interrupted = false;
   int launches = 0;
