@@ -7,6 +7,8 @@
 // a feature counts only when its own difference (Welch) excludes zero.
 #pragma once
 
+#include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -38,6 +40,22 @@ struct FeatureEffect {
   // did differ from the explained environment's. Empty: no field shows it.
   std::vector<std::string> fields;
   bool fields_changed = false;
+  // Full factorial only: the feature's Shapley value, its change's effect
+  // averaged over every order in which the features could be changed, in
+  // seconds per sample and as a share of the overhead, with paired-bootstrap
+  // intervals. The features' Shapley values and the residual add up to the
+  // overhead exactly.
+  std::optional<DifferenceEstimate> shapley_seconds;
+  ShareEstimate shapley;
+};
+
+// Full factorial only: what is left with every feature changed, against the
+// baseline: the part of the overhead that no feature explains.
+struct AblationResidual {
+  std::string env;  // the cell with every feature changed
+  DifferenceEstimate seconds;  // env - baseline per sample, paired-bootstrap interval
+  bool significant = false;    // the interval excludes zero
+  ShareEstimate share;         // of the overhead
 };
 
 enum class AblationOutcome {
@@ -58,6 +76,10 @@ struct CaseAblation {
   std::vector<FeatureEffect> effects;  // in the plan's order
   ShareEstimate together;              // the shares of the measured variants, summed
   AblationOutcome outcome = AblationOutcome::too_few_runs;
+  bool factorial = false;  // the plan ran every combination
+  // Set when every cell of the factorial has runs in enough common rounds.
+  std::optional<AblationResidual> residual;
+  std::string factorial_gap;  // why a factorial plan has no Shapley shares (a cell without runs)
 };
 
 // `requested_fields`: per label, the fingerprint fields its options were

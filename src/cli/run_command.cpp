@@ -81,8 +81,21 @@ void print_plan(const Plan& plan) {
     if (plan.ablation)
       for (const auto& v : plan.ablation->variants)
         if (v.label == e.text) role = fmt::format("  (diagnostic variant, {}: {})", ablation_feature_name(v.feature), v.change);
+    if (plan.ablation)
+      for (const auto& c : plan.ablation->combinations)
+        if (c.label == e.text)
+          role = fmt::format("  (factorial cell: {} changed together)", ablation_features_name(c.features));
     std::cout << fmt::format("  {}{}\n", e.text, role);
   }
+  if (plan.ablation && plan.ablation->factorial)
+    std::cout << fmt::format("design: full factorial over {} feature{} ({} environments besides the baseline), for "
+                             "each feature's Shapley share and the residual\n",
+                             plan.ablation->variants.size(), plan.ablation->variants.size() == 1 ? "" : "s",
+                             1u << plan.ablation->variants.size());
+  else if (plan.ablation)
+    std::cout << fmt::format("design: one feature at a time ({} features; a full factorial takes at most {}: name "
+                             "them with --features), so the shares need not add up\n",
+                             plan.ablation->variants.size(), kMaxFactorialFeatures);
   if (plan.ablation && !plan.ablation->left_out.empty()) {
     std::cout << "features left out:\n";
     for (const auto& why : plan.ablation->left_out) std::cout << fmt::format("  {}\n", why);

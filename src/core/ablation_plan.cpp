@@ -43,10 +43,23 @@ const std::vector<AblationFeature>& all_ablation_features() {
   return all;
 }
 
+std::string ablation_features_name(const std::vector<AblationFeature>& features) {
+  std::vector<std::string> names;
+  for (AblationFeature f : features) names.emplace_back(ablation_feature_name(f));
+  return fmt::format("{}", fmt::join(names, "+"));
+}
+
 void to_json(nlohmann::json& j, const AblationPlan& plan) {
   j = {{"of", plan.of}, {"variants", nlohmann::json::array()}, {"left_out", plan.left_out}};
   for (const auto& v : plan.variants)
     j["variants"].push_back({{"feature", ablation_feature_name(v.feature)}, {"env", v.label}, {"change", v.change}});
+  j["factorial"] = plan.factorial;
+  j["combinations"] = nlohmann::json::array();
+  for (const auto& c : plan.combinations) {
+    std::vector<std::string> names;
+    for (AblationFeature f : c.features) names.emplace_back(ablation_feature_name(f));
+    j["combinations"].push_back({{"features", names}, {"env", c.label}});
+  }
 }
 
 void from_json(const nlohmann::json& j, AblationPlan& plan) {
@@ -57,6 +70,18 @@ void from_json(const nlohmann::json& j, AblationPlan& plan) {
       const auto feature = ablation_feature_from_name(v.at("feature").get<std::string>());
       if (!feature) throw DataError(fmt::format("plan.ablation: unknown feature {}", v.at("feature").dump()));
       plan.variants.push_back({*feature, v.at("env").get<std::string>(), v.at("change").get<std::string>()});
+    }
+    // Manifests written before the factorial design have neither field.
+    plan.factorial = j.value("factorial", false);
+    plan.combinations.clear();
+    for (const auto& c : j.value("combinations", nlohmann::json::array())) {
+      AblationCombination combination{{}, c.at("env").get<std::string>()};
+      for (const auto& name : c.at("features")) {
+        const auto feature = ablation_feature_from_name(name.get<std::string>());
+        if (!feature) throw DataError(fmt::format("plan.ablation.combinations: unknown feature {}", name.dump()));
+        combination.features.push_back(*feature);
+      }
+      plan.combinations.push_back(std::move(combination));
     }
     plan.left_out = j.value("left_out", std::vector<std::string>{});
   } catch (const nlohmann::json::exception& e) {

@@ -1,6 +1,7 @@
 #include "orchestrator/ablation.h"
 
 #include <algorithm>
+#include <bit>
 #include <filesystem>
 #include <map>
 
@@ -153,6 +154,49 @@ FeatureChange change_feature(const EnvironmentRequest& env, AblationFeature feat
   return not_applicable("unknown feature");
 }
 
+// `env`'s options with every change in `changes` applied. Each feature owns
+// its own keys (seccomp; network; ipc; pid; cpus, cpuset and memory;
+// scratch; platform; file-access; overlay), so the changes compose.
+std::map<std::string, std::string> combined_options(const EnvironmentRequest& env,
+                                                    const std::vector<const FeatureChange*>& changes) {
+  std::map<std::string, std::string> options = env.options;
+  for (const FeatureChange* c : changes) {
+    for (const auto& [key, value] : env.options)
+      if (!c->options.count(key)) options.erase(key);
+    for (const auto& [key, value] : c->options) {
+      const auto before = env.options.find(key);
+      if (before == env.options.end() || before->second != value) options[key] = value;
+    }
+  }
+  return options;
+}
+
+// Every combination of two or more of the plan's variants, smallest first:
+// with the single variants and `env` itself, the 2^k cells of a full
+// factorial design.
+void add_factorial_combinations(const EnvironmentRequest& env, const std::vector<FeatureChange>& changes,
+                                AblationPlan& plan) {
+  plan.factorial = true;
+  const std::size_t k = plan.variants.size();
+  std::vector<unsigned> masks;
+  for (unsigned mask = 1; mask < (1u << k); ++mask)
+    if (std::popcount(mask) >= 2) masks.push_back(mask);
+  std::stable_sort(masks.begin(), masks.end(),
+                   [](unsigned a, unsigned b) { return std::popcount(a) < std::popcount(b); });
+  for (unsigned mask : masks) {
+    AblationCombination combination;
+    std::vector<const FeatureChange*> applied;
+    for (std::size_t i = 0; i < k; ++i)
+      if (mask & (1u << i)) {
+        combination.features.push_back(plan.variants[i].feature);
+        applied.push_back(&changes[i]);
+      }
+    combination.label = ablation_label(env.name, combined_options(env, applied));
+    parse_environment_request(combination.label);
+    plan.combinations.push_back(std::move(combination));
+  }
+}
+
 std::string valid_features() {
   std::vector<std::string> names;
   for (AblationFeature f : all_ablation_features()) names.emplace_back(ablation_feature_name(f));
@@ -180,6 +224,7 @@ AblationPlan plan_ablation(const EnvironmentRequest& env, const std::vector<std:
   }
   AblationPlan plan;
   plan.of = env.text;
+  std::vector<FeatureChange> changes;  // parallel to plan.variants
   for (AblationFeature feature : features.empty() ? all_ablation_features() : asked) {
     FeatureChange c = change_feature(env, feature, context);
     if (!c.why_not.empty()) {
@@ -194,11 +239,13 @@ AblationPlan plan_ablation(const EnvironmentRequest& env, const std::vector<std:
     parse_environment_request(v.label);
     if (v.label == env.text) continue;
     plan.variants.push_back(std::move(v));
+    changes.push_back(std::move(c));
   }
   if (plan.variants.empty())
     throw UsageError(fmt::format("dlcbench explain {}: no feature applies ({}); name others with --features, "
                                  "valid features are {}",
                                  env.text, fmt::join(plan.left_out, "; "), valid_features()));
+  if (plan.variants.size() <= kMaxFactorialFeatures) add_factorial_combinations(env, changes, plan);
   return plan;
 }
 

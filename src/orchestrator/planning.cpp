@@ -221,6 +221,7 @@ std::vector<EnvironmentRequest> ablation_environments(const RunRequest& o, Plan&
   plan.ablation = plan_ablation(explained, o.features, context);
   std::vector<std::string> labels = {o.baseline, explained.text};
   for (const auto& v : plan.ablation->variants) labels.push_back(v.label);
+  for (const auto& c : plan.ablation->combinations) labels.push_back(c.label);
   std::vector<EnvironmentRequest> requests;
   for (const auto& label : labels) {
     if (std::any_of(requests.begin(), requests.end(), [&](const auto& r) { return r.text == label; })) continue;

@@ -257,7 +257,23 @@ json ablation_json(const CaseAblation& a, const std::string& per) {
                              {"fingerprint_fields", e.fields},
                              {"fingerprint_changed", e.fields.empty() || !e.measured ? json(nullptr)
                                                                                        : json(e.fields_changed)},
+                             {"shapley_seconds", e.shapley_seconds ? number(e.shapley_seconds->difference) : json(nullptr)},
+                             {"shapley_seconds_ci95", e.shapley_seconds ? interval_json(e.shapley_seconds->ci95_low,
+                                                                                        e.shapley_seconds->ci95_high)
+                                                                        : json(nullptr)},
+                             {"shapley_share", e.shapley_seconds ? number(e.shapley.share) : json(nullptr)},
+                             {"shapley_share_ci95", e.shapley_seconds ? interval_json(e.shapley.ci95_low, e.shapley.ci95_high)
+                                                                      : json(nullptr)},
                              {"text", feature_effect_words(e, per)}});
+  j["factorial"] = a.factorial;
+  j["residual"] = nullptr;
+  if (a.residual)
+    j["residual"] = {{"env", a.residual->env},
+                     {"seconds", number(a.residual->seconds.difference)},
+                     {"seconds_ci95", interval_json(a.residual->seconds.ci95_low, a.residual->seconds.ci95_high)},
+                     {"significant", a.residual->significant},
+                     {"share", number(a.residual->share.share)},
+                     {"share_ci95", interval_json(a.residual->share.ci95_low, a.residual->share.ci95_high)}};
   return j;
 }
 

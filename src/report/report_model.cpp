@@ -116,6 +116,12 @@ CaseSection case_section(const Analysis& analysis, const CaseAnalysis& c) {
         "share is ({} - variant) / ({} - {}) in time per {}; its 95% CI is a percentile bootstrap over runs. A share "
         "counts only where the time it saves is significant (Welch).",
         a.of, a.of, a.of, a.baseline, per);
+    if (a.residual)
+      s.ablation_caption += fmt::format(
+          " Every combination of the features ran too (a full factorial): a feature's Shapley share averages what "
+          "changing it saves over every order of changing them, and the residual is {} against {}. The Shapley "
+          "values and the residual add up to the overhead; their intervals are a bootstrap over rounds.",
+          a.residual->env, a.baseline);
     for (const auto& e : a.effects) s.ablation_lines.push_back(feature_effect_words(e, per));
     s.ablation_outcome = ablation_outcome_words(a);
   }

@@ -483,31 +483,54 @@ std::string ablation_percent(double share) {
 Table ablation_table(const CaseAnalysis& c) {
   Table t;
   const std::string per = c.startup ? "start" : c.micro ? "operation" : "batch";
+  const bool shapley = c.ablation && c.ablation->residual;
   t.header = {"feature", "variant", "change", fmt::format("saved ms/{}", per), "95% CI", "share of overhead",
               "95% CI", "fingerprint"};
   t.numeric = {false, false, false, true, false, true, false, false};
+  if (shapley) {
+    // A full factorial: each feature's Shapley share beside what it saves alone.
+    t.header = {"feature", "variant", "change", fmt::format("saved alone ms/{}", per), "95% CI",
+                fmt::format("Shapley ms/{}", per), "Shapley share", "95% CI", "fingerprint"};
+    t.numeric = {false, false, false, true, false, true, true, false, false};
+  }
   if (!c.ablation) return t;
+  auto interval = [](const std::string& low, const std::string& high) { return fmt::format("{} .. {}", low, high); };
   for (const auto& e : c.ablation->effects) {
     std::string fingerprint = e.fields.empty() ? "no field shows it"
                               : !e.measured    ? "n/a"
                               : e.fields_changed ? "changed"
                                                  : "NOT CHANGED";
-    if (!e.measured) {
-      t.rows.push_back({ablation_feature_name(e.feature), e.env, e.change, "n/a", "not measured", "n/a", "", fingerprint});
-      continue;
-    }
-    t.rows.push_back({ablation_feature_name(e.feature), e.env, e.change, ablation_ms(e.saved.difference),
-                      fmt::format("{} .. {}", ablation_ms(e.saved.ci95_low), ablation_ms(e.saved.ci95_high)),
-                      ablation_percent(e.share.share),
-                      fmt::format("{} .. {}", ablation_percent(e.share.ci95_low), ablation_percent(e.share.ci95_high)),
-                      fingerprint});
+    std::vector<Cell> row = {ablation_feature_name(e.feature), e.env, e.change};
+    if (!e.measured)
+      row.insert(row.end(), {"n/a", "not measured"});
+    else
+      row.insert(row.end(), {ablation_ms(e.saved.difference),
+                             interval(ablation_ms(e.saved.ci95_low), ablation_ms(e.saved.ci95_high))});
+    if (shapley && e.shapley_seconds)
+      row.insert(row.end(), {ablation_ms(e.shapley_seconds->difference), ablation_percent(e.shapley.share),
+                             interval(ablation_percent(e.shapley.ci95_low), ablation_percent(e.shapley.ci95_high))});
+    else if (shapley)
+      row.insert(row.end(), {"n/a", "n/a", ""});
+    else if (!e.measured)
+      row.insert(row.end(), {"n/a", ""});
+    else
+      row.insert(row.end(), {ablation_percent(e.share.share),
+                             interval(ablation_percent(e.share.ci95_low), ablation_percent(e.share.ci95_high))});
+    row.push_back(fingerprint);
+    t.rows.push_back(std::move(row));
   }
-  if (c.ablation->measured)
+  if (shapley) {
+    const AblationResidual& r = *c.ablation->residual;
+    t.rows.push_back({"residual", r.env, fmt::format("every feature changed, against {}", c.ablation->baseline), "",
+                      "", ablation_ms(r.seconds.difference), ablation_percent(r.share.share),
+                      interval(ablation_percent(r.share.ci95_low), ablation_percent(r.share.ci95_high)), ""});
+  } else if (c.ablation->measured) {
     t.rows.push_back({"together", "", "the measured variants' shares summed", "", "",
                       ablation_percent(c.ablation->together.share),
-                      fmt::format("{} .. {}", ablation_percent(c.ablation->together.ci95_low),
-                                  ablation_percent(c.ablation->together.ci95_high)),
+                      interval(ablation_percent(c.ablation->together.ci95_low),
+                               ablation_percent(c.ablation->together.ci95_high)),
                       ""});
+  }
   return t;
 }
 

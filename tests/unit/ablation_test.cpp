@@ -113,6 +113,48 @@ TEST(AblationPlan, TheManifestRecordsItAndReadsItBack) {
   EXPECT_THROW(bad.get<AblationPlan>(), DataError);
 }
 
+TEST(AblationPlan, UpToThreeFeaturesRunEveryCombination) {
+  const auto plan = plan_ablation(parse_environment_request("docker:cpus=1"), {"seccomp", "limits", "ipc"}, {});
+  EXPECT_TRUE(plan.factorial);
+  EXPECT_THAT(labels_of(plan), ElementsAre("docker:cpus=1,seccomp=unconfined", "docker", "docker:cpus=1,ipc=host"));
+  // Every combination of two or more, the features' own changes composed.
+  std::vector<std::string> cells;
+  for (const auto& c : plan.combinations) cells.push_back(ablation_features_name(c.features) + " " + c.label);
+  EXPECT_THAT(cells, ElementsAre("seccomp+limits docker:seccomp=unconfined", "seccomp+ipc docker:cpus=1,ipc=host,seccomp=unconfined",
+                                 "limits+ipc docker:ipc=host", "seccomp+limits+ipc docker:ipc=host,seccomp=unconfined"));
+  // A cell's change of one feature can take an option away or set it back.
+  const auto back = plan_ablation(parse_environment_request("docker:ipc=host,network=host"), {"ipc", "network"}, {});
+  ASSERT_EQ(back.combinations.size(), 1u);
+  EXPECT_EQ(back.combinations[0].label, "docker");
+  // One variant is its own factorial: the residual is the variant against the baseline.
+  const auto one = plan_ablation(parse_environment_request("docker"), {"seccomp"}, {});
+  EXPECT_TRUE(one.factorial);
+  EXPECT_TRUE(one.combinations.empty());
+  // More than three features: one at a time.
+  const auto four = plan_ablation(parse_environment_request("docker"), {}, {});
+  EXPECT_EQ(four.variants.size(), 4u);
+  EXPECT_FALSE(four.factorial);
+  EXPECT_TRUE(four.combinations.empty());
+}
+
+TEST(AblationPlan, TheFactorialCellsAreRecordedAndOldManifestsReadWithout) {
+  const auto plan = plan_ablation(parse_environment_request("docker:cpus=1"), {"seccomp", "limits"}, {});
+  const json j = plan;
+  const auto back = j.get<AblationPlan>();
+  EXPECT_TRUE(back.factorial);
+  ASSERT_EQ(back.combinations.size(), 1u);
+  EXPECT_EQ(back.combinations[0].label, "docker:seccomp=unconfined");
+  EXPECT_EQ(back.combinations[0].features,
+            (std::vector<AblationFeature>{AblationFeature::seccomp, AblationFeature::limits}));
+  json old = j;
+  old.erase("factorial");
+  old.erase("combinations");
+  EXPECT_FALSE(old.get<AblationPlan>().factorial);
+  json bad = j;
+  bad["combinations"][0]["features"][0] = "magic";
+  EXPECT_THROW(bad.get<AblationPlan>(), DataError);
+}
+
 TEST(AblationBundle, VariantsChangeTheBundleTheyClaimTo) {
   OciBundleRequest r;
   r.rootfs = "/tmp/rootfs";
@@ -237,6 +279,113 @@ TEST(AblationShares, AVariantWithoutRunsIsNotMeasuredAndSaysSo) {
   EXPECT_THAT(feature_effect_words(a.effects[1], "batch"), HasSubstr("not measured"));
   // The rest still shares out the overhead.
   EXPECT_TRUE(a.effects[0].measured);
+}
+
+// A full factorial over three features with known effects: the
+// environment explained is 1.0 s (the host) + 0.05 s that no feature
+// explains + 0.2 s that changing feature 0 takes away + 0.1 s for feature 1
+// + 0.1 s that only changing 0 or 1 takes away (an interaction) + nothing
+// for feature 2. Every cell of a round shares that round's drift (here up to
+// 10%, larger than every effect) and has 0.3% noise of its own.
+struct FactorialCase {
+  CaseAnalysis ca;
+  AblationPlan plan;
+  static constexpr double kResidual = 0.05;
+  explicit FactorialCase(double residual = kResidual, int rounds = 12) {
+    ca.case_id = "fcn5/torch/cpu/b64";
+    plan.of = "docker:cpus=1";
+    plan.factorial = true;
+    plan.variants = {{AblationFeature::seccomp, "cell-1", "seccomp"},
+                     {AblationFeature::limits, "cell-2", "limits"},
+                     {AblationFeature::ipc, "cell-4", "ipc"}};
+    plan.combinations = {{{AblationFeature::seccomp, AblationFeature::limits}, "cell-3"},
+                         {{AblationFeature::seccomp, AblationFeature::ipc}, "cell-5"},
+                         {{AblationFeature::limits, AblationFeature::ipc}, "cell-6"},
+                         {{AblationFeature::seccomp, AblationFeature::limits, AblationFeature::ipc}, "cell-7"}};
+    std::mt19937_64 rng(5);
+    std::uniform_real_distribution<double> drift(0.9, 1.1);
+    std::normal_distribution<double> noise(0, 0.003);
+    std::vector<std::string> labels = {"host", plan.of, "cell-1", "cell-2", "cell-3", "cell-4", "cell-5", "cell-6",
+                                       "cell-7"};
+    for (const auto& label : labels) ca.envs.push_back(env_with(label, {}, nullptr));
+    for (int round = 0; round < rounds; ++round) {
+      const double d = drift(rng);
+      for (std::size_t e = 0; e < labels.size(); ++e) {
+        double seconds = 1.0;
+        if (e > 0) {
+          const unsigned reverted = static_cast<unsigned>(e - 1);  // the cell's mask
+          seconds += residual;
+          if (!(reverted & 1u)) seconds += 0.2;
+          if (!(reverted & 2u)) seconds += 0.1;
+          if (!(reverted & 1u) && !(reverted & 2u)) seconds += 0.1;
+        }
+        ca.envs[e].run_values.push_back(seconds * d * (1 + noise(rng)));
+        ca.envs[e].run_rounds.push_back(round);
+      }
+    }
+  }
+};
+
+TEST(AblationShares, AFullFactorialGivesShapleySharesAndTheResidualThatAddUp) {
+  FactorialCase t;
+  const CaseAblation a = analyze_ablation(t.ca, t.plan, "host", {});
+  ASSERT_TRUE(a.factorial);
+  ASSERT_TRUE(a.residual.has_value()) << a.factorial_gap;
+  EXPECT_EQ(a.residual->env, "cell-7");
+  // The interaction is split evenly between the two features in it.
+  ASSERT_TRUE(a.effects[0].shapley_seconds && a.effects[1].shapley_seconds && a.effects[2].shapley_seconds);
+  EXPECT_NEAR(a.effects[0].shapley.share, 0.25 / 0.45, 0.02);
+  EXPECT_NEAR(a.effects[1].shapley.share, 0.15 / 0.45, 0.02);
+  EXPECT_NEAR(a.effects[2].shapley.share, 0.0, 0.02);
+  EXPECT_NEAR(a.residual->share.share, 0.05 / 0.45, 0.02);
+  // Exactly, not nearly: the shares and the residual are the whole.
+  EXPECT_NEAR(a.effects[0].shapley.share + a.effects[1].shapley.share + a.effects[2].shapley.share +
+                  a.residual->share.share, 1.0, 1e-9);
+  EXPECT_NEAR(a.together.share + a.residual->share.share, 1.0, 1e-9);
+  // Rounds are resampled together: the drift, larger than every effect,
+  // cancels, and each interval holds its true value.
+  for (const auto& [i, truth] : std::vector<std::pair<int, double>>{{0, 0.25}, {1, 0.15}, {2, 0.0}}) {
+    const auto& s = *a.effects[static_cast<std::size_t>(i)].shapley_seconds;
+    EXPECT_LT(s.ci95_low, truth * 1.02 + 0.004) << i;
+    EXPECT_GT(s.ci95_high, truth * 0.98 - 0.004) << i;
+    EXPECT_LT(s.ci95_high - s.ci95_low, 0.03) << i;
+  }
+  EXPECT_TRUE(a.residual->significant);
+  EXPECT_EQ(a.outcome, AblationOutcome::partly_accounted);
+  EXPECT_THAT(ablation_outcome_words(a), HasSubstr("the residual, cell-7 against host with every feature changed, is 11%"));
+  EXPECT_THAT(feature_effect_words(a.effects[0], "batch"), HasSubstr("its Shapley share, over every order of changing "
+                                                                     "the features, is 56%"));
+  const Table table = ablation_table([&] {
+    CaseAnalysis c = t.ca;
+    c.ablation = a;
+    return c;
+  }());
+  ASSERT_EQ(table.rows.size(), 4u);  // three features and the residual
+  EXPECT_EQ(table.rows[3][0], "residual");
+  EXPECT_EQ(table.rows[3][6], "11%");
+  EXPECT_EQ(table.header.size(), table.rows[0].size());
+  EXPECT_EQ(table.header[6], "Shapley share");
+}
+
+TEST(AblationShares, AFactorialWithNoResidualAccountsForTheOverhead) {
+  FactorialCase t(0.0);
+  const CaseAblation a = analyze_ablation(t.ca, t.plan, "host", {});
+  ASSERT_TRUE(a.residual.has_value());
+  EXPECT_FALSE(a.residual->significant);
+  EXPECT_EQ(a.outcome, AblationOutcome::accounted);
+  EXPECT_THAT(ablation_outcome_words(a), HasSubstr("within its interval of 0"));
+}
+
+TEST(AblationShares, AFactorialCellWithoutRunsLeavesNoShapleySharesAndSaysWhy) {
+  FactorialCase t;
+  t.ca.envs.pop_back();  // cell-7 could not start
+  const CaseAblation a = analyze_ablation(t.ca, t.plan, "host", {});
+  EXPECT_FALSE(a.residual.has_value());
+  EXPECT_FALSE(a.effects[0].shapley_seconds.has_value());
+  EXPECT_THAT(ablation_outcome_words(a), HasSubstr("no Shapley shares or residual: cell-7 has no runs"));
+  FactorialCase few(FactorialCase::kResidual, 2);
+  EXPECT_THAT(ablation_outcome_words(analyze_ablation(few.ca, few.plan, "host", {})),
+              HasSubstr("only 2 rounds ran every one of the 8 cells and the baseline; 3 are needed"));
 }
 
 TEST(AblationReport, EveryFormatGetsTheSameTable) {
