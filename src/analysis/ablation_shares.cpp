@@ -231,6 +231,7 @@ CaseAblation analyze_ablation(const CaseAnalysis& ca, const AblationPlan& plan, 
   CaseAblation a;
   a.of = plan.of;
   a.baseline = baseline;
+  a.per = ca.sample_noun_one();
   const EnvironmentStats* base = find_environment(ca, baseline);
   const EnvironmentStats* of = find_environment(ca, plan.of);
   a.measured = base && of && base->run_values.size() >= 2 && of->run_values.size() >= 2;
@@ -334,8 +335,9 @@ namespace {
 
 std::string residual_words(const CaseAblation& a) {
   const AblationResidual& r = *a.residual;
-  return fmt::format("the residual, {} against {} with every feature changed, is {} ({}, {} .. {} per sample)", r.env,
-                     a.baseline, percent(r.share.share), share_interval(r.share), milliseconds(r.seconds.ci95_low),
+  return fmt::format("the residual, {} against {} with every feature changed, is {} ({}; {} per {}, 95% CI {} .. {})",
+                     r.env, a.baseline, percent(r.share.share), share_interval(r.share),
+                     milliseconds(r.seconds.difference), a.per, milliseconds(r.seconds.ci95_low),
                      milliseconds(r.seconds.ci95_high));
 }
 
@@ -359,9 +361,9 @@ std::string outcome_words(const CaseAblation& a) {
     case AblationOutcome::too_few_runs:
       return fmt::format("{} against {}: too few runs to share out its overhead", a.of, a.baseline);
     case AblationOutcome::no_overhead:
-      return fmt::format("{} is not significantly slower than {} ({} per sample, 95% CI {} .. {}): there is no "
+      return fmt::format("{} is not significantly slower than {} ({} per {}, 95% CI {} .. {}): there is no "
                          "overhead to share out",
-                         a.of, a.baseline, milliseconds(a.overhead.difference), milliseconds(a.overhead.ci95_low),
+                         a.of, a.baseline, milliseconds(a.overhead.difference), a.per, milliseconds(a.overhead.ci95_low),
                          milliseconds(a.overhead.ci95_high));
     case AblationOutcome::accounted:
       return fmt::format("together the features changed account for the overhead of {} ({}, {})", a.of,

@@ -76,6 +76,7 @@ struct CaseAblation {
   std::vector<FeatureEffect> effects;  // in the plan's order
   ShareEstimate together;              // the shares of the measured variants, summed
   AblationOutcome outcome = AblationOutcome::too_few_runs;
+  std::string per = "sample";  // what a time is per: "batch", "operation", ...
   bool factorial = false;  // the plan ran every combination
   // Set when every cell of the factorial has runs in enough common rounds.
   std::optional<AblationResidual> residual;

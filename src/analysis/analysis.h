@@ -164,6 +164,12 @@ struct CaseAnalysis {
     if (command) return spec.command.metric.source == MetricSpec::Source::wall_time ? "launches" : "iterations";
     return startup ? "starts" : micro ? "operations" : "batches";
   }
+  // One of them: "batch", "launch", ...
+  std::string sample_noun_one() const {
+    std::string noun = sample_noun();
+    noun.resize(noun.size() - (noun.ends_with("ches") ? 2 : 1));
+    return noun;
+  }
   std::vector<EnvironmentStats> envs;  // in the plan's order
   std::vector<Overhead> overheads;     // one per non-baseline env with data
   // Per overhead whose environments recorded counters: the counters against

@@ -36,7 +36,10 @@ std::vector<pid_t> worker_processes(const std::string& environment, std::string&
   bool sandboxed = false;
   for (const auto& p : all) {
     if (!env.count(p.pid)) continue;
-    if (stubs ? p.name == "exe" && runs_worker_code(p, by_pid) : p.name == "dlcbench-worker") workers.push_back(p.pid);
+    // A user's command runs under dlcbench-probe, which a container sees as
+    // /tmp/.dlcbench-probe (environment.h: kContainerProbePath).
+    const bool worker = p.name == "dlcbench-worker" || p.name == "dlcbench-probe" || p.name == ".dlcbench-probe";
+    if (stubs ? p.name == "exe" && runs_worker_code(p, by_pid) : worker) workers.push_back(p.pid);
     if (p.name == "runsc-sandbox") sandboxed = true;
   }
   if (workers.empty())
@@ -110,15 +113,26 @@ std::optional<CallCounts> calls_in_strace_log(std::istream& log) {
 }
 
 bool counts_calls(const CaseSpec& spec) {
-  return spec.workload != kStartupWorkload && !spec.serves() && !spec.is_command();
+  // A command measured by --metric is timed per iteration, after its
+  // start-up; its count would be over the whole run, so it is not counted.
+  if (spec.is_command()) return spec.command.metric.source == MetricSpec::Source::wall_time;
+  return spec.workload != kStartupWorkload && !spec.serves();
 }
 
 nlohmann::json count_calls_launch(const Plan& plan, const CaseSpec& spec, ScheduledEnvironment& env,
                                   const std::string& instance, const ScheduleOptions& options) {
-  std::vector<std::string> args = spec.worker_args();
-  args.insert(args.end(), {"--hold-samples", "--count-pause", fmt::format("{}", kCountPauseSeconds)});
   const bool loader = spec.workload == kLoaderWorkload;
-  WorkerLaunch launch = worker_launch(plan, spec, std::move(args), options, instance);
+  WorkerLaunch launch;
+  if (spec.is_command()) {
+    // The probe runs the command once between its marks: one "batch".
+    launch = command_launch_of(spec, plan.data);
+    launch.count_pause = kCountPauseSeconds;
+  } else {
+    std::vector<std::string> args = spec.worker_args();
+    args.insert(args.end(), {"--hold-samples", "--count-pause", fmt::format("{}", kCountPauseSeconds)});
+    launch = worker_launch(plan, spec, std::move(args), options, instance);
+  }
+  const int batches = spec.is_command() ? 1 : spec.iters;
   // gVisor's calls never reach the host's kernel: runsc traces them itself.
   const bool traced = env.environment->name() == "runsc";
   std::optional<ScratchDir> trace;
@@ -168,7 +182,7 @@ nlohmann::json count_calls_launch(const Plan& plan, const CaseSpec& spec, Schedu
     } else if (type == "phase_end" && counting) {
       counting = false;
       try {
-        record = counts_record(counter.close(), parsed.value("batches", spec.iters), kTracepointMethod);
+        record = counts_record(counter.close(), parsed.value("batches", batches), kTracepointMethod);
       } catch (const IoError& e) {
         why_not = e.what();
       }
@@ -179,7 +193,7 @@ nlohmann::json count_calls_launch(const Plan& plan, const CaseSpec& spec, Schedu
     const auto log = boot_log(trace->path());
     std::ifstream in(log ? *log : std::filesystem::path());
     if (const auto counts = log ? calls_in_strace_log(in) : std::nullopt) {
-      nlohmann::json traced_record = counts_record(*counts, spec.iters, kStraceMethod);
+      nlohmann::json traced_record = counts_record(*counts, batches, kStraceMethod);
       // The stubs' faults as the host's kernel takes them: most it resolves
       // itself from memory the Sentry has already mapped, some it hands to
       // the Sentry (a stop, the dear kind the cost table's mmap measures),

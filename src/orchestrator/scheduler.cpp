@@ -599,7 +599,9 @@ class Schedule {
                 ? fmt::format("not counted: {}", record["unavailable"].get<std::string>())
                 : fmt::format("{:.0f} system calls per {}",
                               record["syscalls"].get<double>() / std::max(1, record["batches"].get<int>()),
-                              find_micro_workload(spec.workload) ? "operation" : "batch");
+                              spec.is_command()                   ? "run"
+                              : find_micro_workload(spec.workload) ? "operation"
+                                                                   : "batch");
         log(fmt::format("counting  {}  {:<8} {}", spec.id(), env.label, said));
         results_.append(tag(std::move(record), env.label, 0, spec));
       }

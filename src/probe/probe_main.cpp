@@ -34,6 +34,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -52,6 +53,7 @@
 #include "core/accounting.h"
 #include "core/fingerprint.h"
 #include "core/memory.h"
+#include "core/syscall_counter.h"
 #include "core/timer.h"
 #include "probe/process_tree.h"
 #include "workloads/command_metric.h"
@@ -93,6 +95,10 @@ struct ProbeOptions {
   // max(--warmup, 1).
   std::optional<MetricSpec> metric;
   int warmup = 0;
+  // --count-pause S: the counting launch (issue 39): the command runs once,
+  // alone, between the marks a trace of calls is cut at, and the probe
+  // waits S seconds at each end for the orchestrator's counters.
+  double count_pause = -1;
   std::vector<std::string> command;
 };
 
@@ -123,6 +129,13 @@ ProbeOptions parse(int argc, char** argv) {
         fail("--warmup " + text + ": give a count of iterations", 2);
       o.warmup = std::stoi(text);
     }
+    else if (arg == "--count-pause") {
+      const std::string text = value("--count-pause");
+      char* end = nullptr;
+      o.count_pause = std::strtod(text.c_str(), &end);
+      if (text.empty() || *end != '\0' || !(o.count_pause >= 0 && o.count_pause <= 10))
+        fail("--count-pause " + text + ": give seconds from 0 to 10", 2);
+    }
     else if (arg == "--bind") {
       // SOURCE:DESTINATION[:ro]
       const std::string text = value("--bind");
@@ -139,7 +152,7 @@ ProbeOptions parse(int argc, char** argv) {
     } else {
       fail("unknown option " + arg + " (usage: dlcbench-probe [--fingerprint-only] [--chroot DIR [--bind "
            "SRC:DST[:ro]]...] [--cwd DIR] [--data DIR] [--metric REGEX|--metric-json FIELD [--higher-is-better] "
-           "[--warmup N]] -- COMMAND [ARGS...])",
+           "[--warmup N]] [--count-pause S] -- COMMAND [ARGS...])",
            2);
     }
   }
@@ -529,6 +542,46 @@ class CommandRun {
   json leftovers_;            // what it left running, ended (null: nothing)
 };
 
+// The counting launch's run: the command once, its output discarded,
+// between the two marks (an access(2) of paths that do not exist) that a
+// trace of every call is cut at. The orchestrator's counters, opened on the
+// probe while it waits, are inherited by the command's processes. Nothing
+// else happens while it runs (no sampling of /proc, no reading of output),
+// so all but a handful of the calls counted (a fork, a wait, the marks) are
+// the command's own.
+int count_command(const ProbeOptions& o) {
+  std::vector<char*> argv;
+  for (const auto& a : o.command) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  const auto pause = std::chrono::duration<double>(o.count_pause);
+  emit({{"type", "phase"}, {"phase", "measured"}});
+  std::this_thread::sleep_for(pause);
+  Stopwatch since_start;
+  g_child = fork();
+  if (g_child < 0) fail(fmt::format("fork: {}", std::strerror(errno)));
+  if (g_child == 0) {
+    const int null = open("/dev/null", O_RDWR);
+    if (null >= 0) dup2(null, STDOUT_FILENO), dup2(null, STDERR_FILENO);
+    (void)access(kCountWindowOpen, F_OK);
+    execvp(argv[0], argv.data());
+    _exit(127);
+  }
+  for (int sig : {SIGTERM, SIGINT, SIGHUP}) signal(sig, forward_signal);
+  int status = 0;
+  while (waitpid(g_child, &status, 0) < 0 && errno == EINTR) {
+  }
+  const double wall = since_start.seconds();
+  (void)access(kCountWindowClose, F_OK);
+  emit({{"type", "phase_end"}, {"batches", 1}});
+  std::this_thread::sleep_for(pause);
+  json exit_record = {{"type", "command_exit"}, {"wall_seconds", wall}, {"exit_code", nullptr}, {"signal", nullptr}};
+  int code = 0;
+  if (WIFEXITED(status)) code = WEXITSTATUS(status), exit_record["exit_code"] = code;
+  else if (WIFSIGNALED(status)) code = 128 + WTERMSIG(status), exit_record["signal"] = WTERMSIG(status);
+  emit(exit_record);
+  return code;
+}
+
 }  // namespace
 }  // namespace dlcbench
 
@@ -540,5 +593,6 @@ int main(int argc, char** argv) {
     fail(fmt::format("the working folder {} cannot be entered: {}", options.cwd, std::strerror(errno)));
   emit(probe_fingerprint(options));
   if (options.fingerprint_only) return 0;
+  if (options.count_pause >= 0) return count_command(options);
   return CommandRun(options).run();
 }

@@ -74,9 +74,21 @@ std::string why_line(const CaseAnalysis& c, const Overhead& o, const std::string
         return fmt::format("{} is not compared: {}: {} has {}, {} has {}; fix: {}", o.env, m.field, baseline,
                            m.baseline_value, o.env, m.other_value, m.fix);
   if (!is_significant(o.verdict) || !o.compared) return "";
+  const std::string& per = o.headline.terms.per;
+  // The system calls' prediction, where the run measured it, is the why.
+  for (const auto& p : c.predictions) {
+    if (p.env != o.env) continue;
+    std::vector<std::string> top;
+    for (std::size_t i = 0; i < p.terms.size() && top.size() < 2; ++i)
+      if (p.terms[i].added_seconds > 0)
+        top.push_back(fmt::format("{} {:+.1f} ms", p.terms[i].kind, 1e3 * p.terms[i].added_seconds / p.busy_cpus));
+    return fmt::format("{}: its system calls predict {:+.1f} of {:+.1f} ms per {} ({:.0f}%){}{}", o.env, 1e3 * p.seconds,
+                       1e3 * p.measured_seconds, c.sample_noun_one(), 100 * p.share(),
+                       top.empty() ? "" : fmt::format(": {}", fmt::join(top, ", ")),
+                       p.disagrees() ? "; the rest is in no call they count" : "");
+  }
   const Explanation* e = c.explanation_of(o.env);
   if (!e) return "";
-  const std::string& per = o.headline.terms.per;
   std::string line;
   if (e->status == ExplanationStatus::unexplained)
     line = fmt::format("{}: nothing the counters measured accounts for its {:+.1f} ms per {}", o.env,

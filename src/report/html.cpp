@@ -251,6 +251,13 @@ std::string html_case_details(const CaseSection& s, std::size_t index) {
   out += "</div>\n";
   html_table(out, s.detail, "detail", id + "-detail");
   out += html_comparisons(s);
+  if (const std::string chart = svg_prediction_chart(c, id + "-prediction", c.sample_noun_one());
+      !chart.empty())
+    out += fmt::format("<figure>\n{}<figcaption>Each overhead against what the environment's system calls predict "
+                       "(calls counted per {} times what each costs more than on the baseline): grey the measured "
+                       "overhead, below it the prediction split by operation, and outlined what it leaves "
+                       "unexplained; whiskers are 95% CIs.</figcaption>\n</figure>\n",
+                       chart, html_escape(c.sample_noun_one()));
   if (!s.latency.rows.empty()) {
     out += fmt::format("<figure>\n{}<figcaption>Latency per quantile: each environment's median over runs, the "
                        "whisker the runs' range.</figcaption>\n</figure>\n",

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <iterator>
 #include <vector>
 
@@ -854,6 +855,143 @@ std::string svg_answer_chart(const AnswerCase& c, const std::string& id) {
   for (std::size_t i = 0; i < c.marks.size(); ++i)
     draw_answer_mark(out, c.marks[i], unit, x, kTop + kRow * (static_cast<double>(i) + 0.5), kLeft);
   return out + "</svg>\n";
+}
+
+namespace {
+
+// The terms a prediction bar shows apart, largest first; the rest share one
+// segment, "other".
+constexpr std::size_t kPredictionTermsShown = 4;
+
+struct PredictionSegment {
+  std::string label;
+  double ms = 0;
+  std::size_t fill = 0;
+};
+
+// A prediction's terms as wall-time segments (CPU time over the baseline's
+// busy CPUs, as the prediction states them), the small ones as one.
+std::vector<PredictionSegment> prediction_segments(const Prediction& p, const std::vector<std::string>& kinds) {
+  std::vector<PredictionSegment> out;
+  double other = 0;
+  for (const auto& t : p.terms) {
+    const double ms = 1e3 * t.added_seconds / p.busy_cpus;
+    const auto at = std::find(kinds.begin(), kinds.end(), t.kind);
+    if (at == kinds.end()) {
+      other += ms;
+      continue;
+    }
+    out.push_back({t.kind, ms, static_cast<std::size_t>(at - kinds.begin())});
+  }
+  if (other != 0) out.push_back({"other calls", other, kinds.size()});
+  return out;
+}
+
+}  // namespace
+
+std::string svg_prediction_chart(const CaseAnalysis& c, const std::string& id, const std::string& per) {
+  if (c.predictions.empty()) return "";
+  // The kinds shown apart: the largest terms over every environment.
+  std::map<std::string, double> weight;
+  for (const auto& p : c.predictions)
+    for (const auto& t : p.terms) weight[t.kind] += std::fabs(t.added_seconds / p.busy_cpus);
+  std::vector<std::pair<std::string, double>> ranked(weight.begin(), weight.end());
+  std::sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+  std::vector<std::string> kinds;
+  for (std::size_t i = 0; i < ranked.size() && i < kPredictionTermsShown; ++i) kinds.push_back(ranked[i].first);
+
+  double lo = 0, hi = 0;
+  for (const auto& p : c.predictions)
+    for (double v : {p.measured_seconds, p.measured_low, p.measured_high, p.seconds, p.low, p.high})
+      if (std::isfinite(v)) lo = std::min(lo, 1e3 * v), hi = std::max(hi, 1e3 * v);
+  const Ticks ticks = linear_ticks(lo, hi, 5, true);
+  constexpr double kWidth = 640, kLeft = 170, kRight = 20, kTop = 10, kRow = 58, kAxis = 40, kLegend = 22;
+  const double rows = static_cast<double>(c.predictions.size());
+  const double bottom = kTop + kRow * rows;
+  const double height = bottom + kAxis + kLegend;
+  const Scale x{lo, hi, kLeft, kWidth - kRight, false};
+  std::string out = svg_open("prediction", id, kWidth, height,
+                             fmt::format("{}: measured overhead per environment against what its system calls "
+                                         "predict, split by operation, and the part left unexplained",
+                                         c.case_id));
+  out += "<g class=\"axis x\">\n";
+  for (double v : ticks.values) {
+    out += fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\" stroke=\"{3}\"/>", px(x(v)), px(kTop),
+                       px(bottom), v == 0 ? kInk : kGrid);
+    out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n", px(x(v)), px(bottom + 14),
+                       html_escape(ticks.label(v)));
+  }
+  out += fmt::format("<text class=\"axis-title\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">ms added per {} "
+                     "(95% CI)</text>\n</g>\n",
+                     px((kLeft + kWidth - kRight) / 2), px(bottom + 32), html_escape(per));
+  auto whisker = [&](double low, double high, double y) {
+    if (!std::isfinite(low) || !std::isfinite(high)) return;
+    out += fmt::format("<path d=\"M{0} {2}H{1}M{0} {3}V{4}M{1} {3}V{4}\" stroke=\"{5}\" stroke-width=\"1.4\" "
+                       "fill=\"none\"/>",
+                       px(x(1e3 * low)), px(x(1e3 * high)), px(y), px(y - 4), px(y + 4), kInk);
+  };
+  for (std::size_t i = 0; i < c.predictions.size(); ++i) {
+    const Prediction& p = c.predictions[i];
+    const double top = kTop + kRow * static_cast<double>(i);
+    const double measured_y = top + 14, predicted_y = top + 36;
+    out += fmt::format("<g class=\"mark\" data-env=\"{}\">\n", html_escape(p.env));
+    out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\" dominant-baseline=\"middle\">{}</text>\n",
+                       px(kLeft - 8), px(top + kRow / 2 - 4), html_escape(shorten(p.env, 24)));
+    out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\" dominant-baseline=\"middle\" "
+                       "font-size=\"10\">measured / predicted</text>\n",
+                       px(kLeft - 8), px(top + kRow / 2 + 9));
+    // The measurement.
+    const double m = 1e3 * p.measured_seconds;
+    out += fmt::format("<g class=\"measured\"><title>{}: measured {:+.1f} ms per {} (95% CI {:+.1f} .. {:+.1f})"
+                       "</title><rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"14\" fill=\"#d9d9d9\" "
+                       "stroke=\"{}\"/>",
+                       html_escape(p.env), m, html_escape(per), 1e3 * p.measured_low, 1e3 * p.measured_high,
+                       px(std::min(x(0), x(m))), px(measured_y - 7), px(std::fabs(x(m) - x(0))), kInk);
+    whisker(p.measured_low, p.measured_high, measured_y);
+    out += "</g>\n";
+    // The prediction, a segment per operation: positive terms stacked to
+    // the right of zero, negative ones to its left.
+    double right = 0, left = 0;
+    for (const auto& seg : prediction_segments(p, kinds)) {
+      double& end = seg.ms >= 0 ? right : left;
+      const double from = end, to = end + seg.ms;
+      end = to;
+      out += fmt::format("<g class=\"term\" data-kind=\"{}\"><title>{}: {} {:+.1f} ms per {}</title><rect x=\"{}\" "
+                         "y=\"{}\" width=\"{}\" height=\"14\" fill=\"{}\" stroke=\"{}\"/></g>\n",
+                         html_escape(seg.label), html_escape(p.env), html_escape(seg.label), seg.ms, html_escape(per),
+                         px(std::min(x(from), x(to))), px(predicted_y - 7), px(std::fabs(x(to) - x(from))),
+                         fill_of(seg.fill), kInk);
+    }
+    // What the prediction leaves of the measurement: hatched, outlined.
+    const double predicted = 1e3 * p.seconds;
+    if (p.measured_significant && m > predicted && predicted >= 0)
+      out += fmt::format("<g class=\"unexplained\"><title>{}: unexplained {:+.1f} ms per {} ({:.0f}% of the "
+                         "measured)</title><rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"14\" fill=\"#ffffff\" "
+                         "stroke=\"{}\" stroke-dasharray=\"3 2\"/><text x=\"{}\" y=\"{}\" text-anchor=\"middle\" "
+                         "dominant-baseline=\"middle\" font-size=\"10\">?</text></g>\n",
+                         html_escape(p.env), m - predicted, html_escape(per), 100 * (m - predicted) / m,
+                         px(x(predicted)), px(predicted_y - 7), px(x(m) - x(predicted)), kInk,
+                         px((x(predicted) + x(m)) / 2), px(predicted_y));
+    whisker(p.low, p.high, predicted_y);
+    out += "</g>\n";
+  }
+  // The legend: a swatch per operation shown apart, "other calls", and the
+  // unexplained part.
+  out += "<g class=\"legend\">\n";
+  double lx = 8;
+  const double ly = bottom + kAxis + 6;
+  std::vector<std::pair<std::string, std::string>> entries;
+  for (std::size_t k = 0; k < kinds.size(); ++k) entries.emplace_back(kinds[k], fill_of(k));
+  entries.emplace_back("other calls", fill_of(kinds.size()));
+  entries.emplace_back("unexplained", "#ffffff");
+  for (const auto& [label, fill] : entries) {
+    out += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"10\" height=\"10\" fill=\"{}\" stroke=\"{}\"{}/><text "
+                       "x=\"{}\" y=\"{}\" dominant-baseline=\"middle\">{}</text>\n",
+                       px(lx), px(ly), fill, kInk, label == "unexplained" ? " stroke-dasharray=\"3 2\"" : "",
+                       px(lx + 14), px(ly + 5), html_escape(label));
+    lx += 14 + text_width(label, kFont) + 14;
+  }
+  return out + "</g>\n</svg>\n";
 }
 
 }  // namespace dlcbench

@@ -31,6 +31,13 @@ std::string svg_overhead_chart(const Analysis& analysis, CaseKind kind, const st
 // environment was compared.
 std::string svg_answer_chart(const AnswerCase& c, const std::string& id);
 
+// The system calls' prediction of each overhead (analysis/prediction.h): a
+// bar per environment for the measured overhead with its 95% CI, and under
+// it the predicted one, a segment per operation (the largest four, the rest
+// as "other calls") with its interval, and what it leaves of the measured
+// one, outlined as "unexplained". "" without predictions.
+std::string svg_prediction_chart(const CaseAnalysis& c, const std::string& id, const std::string& per);
+
 // Text for HTML (and inline SVG) content and attribute values: & < > " ' escaped.
 std::string html_escape(const std::string& text);
 

@@ -100,7 +100,9 @@ std::vector<std::string> probe_arguments(const WorkerLaunch& launch, const std::
   if (!workdir.empty()) args.insert(args.end(), {"--cwd", workdir});
   if (!data.empty()) args.insert(args.end(), {"--data", data});
   const MetricSpec& metric = launch.command->metric;
-  if (metric.source != MetricSpec::Source::wall_time) {
+  if (launch.count_pause) {
+    args.insert(args.end(), {"--count-pause", fmt::format("{}", *launch.count_pause)});
+  } else if (metric.source != MetricSpec::Source::wall_time) {
     args.insert(args.end(), {metric.source == MetricSpec::Source::json_field ? "--metric-json" : "--metric",
                              metric.pattern, "--warmup", std::to_string(launch.warmup)});
     if (metric.higher_is_better) args.push_back("--higher-is-better");

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -49,6 +50,9 @@ struct WorkerLaunch {
   // application makes (--strace) to its debug log in this folder, where the
   // host's tracepoint never sees them. Empty: no tracing (every timed launch).
   std::filesystem::path trace_calls_to{};
+  // Program::command in a counting launch: the probe runs the command once
+  // between its count marks and waits this long at each end (--count-pause).
+  std::optional<double> count_pause{};
 };
 
 // How a serve case's load generator, on the host, reaches a server launched

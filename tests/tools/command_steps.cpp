@@ -2,16 +2,20 @@
 // root file system that holds nothing else) that does a fixed amount of
 // arithmetic per step and prints "step I SECONDS s" after each, as a
 // training script prints its step times.
-//   command_steps STEPS [INPUT_FILE] [--exit-unless PATH CODE]
+//   command_steps STEPS [INPUT_FILE] [--exit-unless PATH CODE] [--getppid N]
 // prints the size of INPUT_FILE and the variable DLCBENCH_TEST_VAR first;
 // with --exit-unless, where PATH does not exist it ends with status CODE
-// after writing a line to stderr.
+// after writing a line to stderr; with --getppid it makes exactly N getppid
+// calls first (a known count for the counting launch).
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <string>
+
+#include <sys/syscall.h>
+#include <unistd.h>
 
 int main(int argc, char** argv) {
   const int steps = argc > 1 ? std::atoi(argv[1]) : 5;
@@ -21,6 +25,9 @@ int main(int argc, char** argv) {
       const bool exists = static_cast<bool>(std::ifstream(argv[i + 1]));
       if (!exists) exit_code = std::atoi(argv[i + 2]);
       i += 2;
+    } else if (std::strcmp(argv[i], "--getppid") == 0 && i + 1 < argc) {
+      const long calls = std::atol(argv[++i]);
+      for (long k = 0; k < calls; ++k) (void)syscall(SYS_getppid);
     } else {
       std::ifstream in(argv[i], std::ios::binary | std::ios::ate);
       std::printf("input %s has %lld bytes\n", argv[i], in ? static_cast<long long>(in.tellg()) : -1LL);

@@ -10,10 +10,14 @@
 #include <cmath>
 #include <sstream>
 
+#include <fmt/format.h>
+
 #include "core/case_spec.h"
 #include "core/errors.h"
 #include "model/run_records.h"
 #include "orchestrator/call_counting.h"
+#include "report/answer.h"
+#include "report/svg.h"
 
 namespace dlcbench {
 namespace {
@@ -107,6 +111,34 @@ TEST(Prediction, EachKindIsPricedAtItsExtraCostAndTheSumIsThePrediction) {
   EXPECT_FALSE(c.envs[2].operation_mix->unavailable.empty());
   // The table itself predicts nothing of its own overheads.
   EXPECT_TRUE(a.cases[0].predictions.empty());
+}
+
+TEST(Prediction, TheAnswersWhyLineAndTheHtmlBarCarryIt) {
+  const Analysis a = predicted_run();
+  const CaseAnalysis& c = a.cases[1];
+  const Prediction& docker = c.predictions[0];
+  ASSERT_TRUE(docker.measured_significant);
+  const Answer answer = build_answer(a);
+  std::string why;
+  for (const auto& ac : answer.cases)
+    if (ac.title == c.case_id)
+      for (const auto& line : ac.why) why += line + "\n";
+  EXPECT_NE(why.find(fmt::format("docker: its system calls predict {:+.1f} of {:+.1f} ms per batch ({:.0f}%): page "
+                                 "fault",
+                                 1e3 * docker.seconds, 1e3 * docker.measured_seconds, 100 * docker.share())),
+            std::string::npos)
+      << why;
+  // A bar per environment: the measured overhead, the predicted one split
+  // by operation, and the part it leaves unexplained.
+  const std::string svg = svg_prediction_chart(c, "p", "batch");
+  EXPECT_NE(svg.find("data-env=\"docker\""), std::string::npos);
+  EXPECT_NE(svg.find("data-env=\"runsc\""), std::string::npos);
+  EXPECT_NE(svg.find("class=\"term\" data-kind=\"page fault\""), std::string::npos);
+  EXPECT_NE(svg.find("class=\"term\" data-kind=\"futex\""), std::string::npos);
+  if (docker.seconds < docker.measured_seconds) {
+    EXPECT_NE(svg.find("<g class=\"unexplained\"><title>docker: unexplained"), std::string::npos) << svg;
+  }
+  EXPECT_TRUE(svg_prediction_chart(a.cases[0], "t", "operation").empty());  // the table predicts nothing
 }
 
 TEST(Prediction, ACountingRecordIsReadPerBatchAndABadOneIsRefused) {
