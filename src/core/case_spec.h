@@ -12,6 +12,7 @@
 namespace dlcbench {
 
 inline constexpr const char* kSyntheticData = "synthetic";
+inline constexpr const char* kSyscallWorkload = "syscall";
 
 struct CaseSpec {
   std::string workload = "fcn5";
@@ -48,6 +49,10 @@ struct CaseSpec {
 
   bool micro() const { return size > 0; }
   bool is_command() const { return workload == kCommandWorkload; }
+  // The system-call cost table and its kinds run in dlcbench-probe, which is
+  // static: the figures depend on no library of the image, and a user's own
+  // image or root file system needs no dlcbench installed for them.
+  bool runs_in_probe() const { return is_command() || workload == kSyscallWorkload; }
   bool serves() const { return workload == "serve"; }
 
   // Identifies the case in results and reports, e.g. "fcn5/torch/cpu/b64",

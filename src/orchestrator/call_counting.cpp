@@ -127,6 +127,8 @@ nlohmann::json count_calls_launch(const Plan& plan, const CaseSpec& spec, Schedu
     // The probe runs the command once between its marks: one "batch".
     launch = command_launch_of(spec, plan.data);
     launch.count_pause = kCountPauseSeconds;
+  } else if (spec.runs_in_probe()) {
+    launch = probe_work_launch(spec, kCountPauseSeconds);
   } else {
     std::vector<std::string> args = spec.worker_args();
     args.insert(args.end(), {"--hold-samples", "--count-pause", fmt::format("{}", kCountPauseSeconds)});

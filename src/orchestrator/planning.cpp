@@ -332,6 +332,8 @@ void check_environments(const RunRequest& o, const Plan& plan) {
   EnvironmentContext context{worker_program_beside(fs::read_symlink("/proc/self/exe")), "", false, false, {}};
   context.gpu = std::any_of(plan.cases.begin(), plan.cases.end(), [](const CaseSpec& c) { return c.device == "gpu"; });
   context.command_only = !plan.cases.empty() && only_commands(plan);
+  context.probe_only = !plan.cases.empty() && std::all_of(plan.cases.begin(), plan.cases.end(),
+                                                          [](const CaseSpec& c) { return c.runs_in_probe(); });
   for (const auto& request : plan.environments) {
     try {
       make_environment(request, context)->check();

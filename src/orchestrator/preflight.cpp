@@ -69,7 +69,8 @@ PreflightResult run_preflight(const Plan& plan, std::vector<ScheduledEnvironment
   // without a GPU, and that must not stop the CPU cases from running.
   const CaseSpec* training = nullptr;
   for (const auto& c : plan.cases)
-    if (c.workload != kStartupWorkload && !c.is_command() && (!training || training->device != "cpu" || c.device == "cpu"))
+    if (c.workload != kStartupWorkload && !c.runs_in_probe() &&
+        (!training || training->device != "cpu" || c.device == "cpu"))
       training = &c;
   if (!training) return out;  // the startup workload runs no worker
 

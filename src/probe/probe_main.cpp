@@ -54,6 +54,7 @@
 #include "core/fingerprint.h"
 #include "core/memory.h"
 #include "core/syscall_counter.h"
+#include "workloads/micro/syscall_cost.h"
 #include "core/timer.h"
 #include "probe/process_tree.h"
 #include "workloads/command_metric.h"
@@ -99,6 +100,12 @@ struct ProbeOptions {
   // alone, between the marks a trace of calls is cut at, and the probe
   // waits S seconds at each end for the orchestrator's counters.
   double count_pause = -1;
+  // --syscall VARIANT --iters N: the system-call cost table (or one kind of
+  // it) instead of a command, its samples printed as the worker prints a
+  // micro-benchmark's: the probe is static, so the figures depend on no
+  // library of the image.
+  std::string syscall;
+  int iters = 0;
   std::vector<std::string> command;
 };
 
@@ -129,6 +136,13 @@ ProbeOptions parse(int argc, char** argv) {
         fail("--warmup " + text + ": give a count of iterations", 2);
       o.warmup = std::stoi(text);
     }
+    else if (arg == "--syscall") o.syscall = value("--syscall");
+    else if (arg == "--iters") {
+      const std::string text = value("--iters");
+      if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos || text.size() > 6 || text == "0")
+        fail("--iters " + text + ": give a count of operations", 2);
+      o.iters = std::stoi(text);
+    }
     else if (arg == "--count-pause") {
       const std::string text = value("--count-pause");
       char* end = nullptr;
@@ -152,13 +166,19 @@ ProbeOptions parse(int argc, char** argv) {
     } else {
       fail("unknown option " + arg + " (usage: dlcbench-probe [--fingerprint-only] [--chroot DIR [--bind "
            "SRC:DST[:ro]]...] [--cwd DIR] [--data DIR] [--metric REGEX|--metric-json FIELD [--higher-is-better] "
-           "[--warmup N]] [--count-pause S] -- COMMAND [ARGS...])",
+           "[--warmup N]] [--count-pause S] -- COMMAND [ARGS...]; or --syscall VARIANT --iters N [--warmup N] "
+           "[--count-pause S])",
            2);
     }
   }
   for (; i < argc; ++i) o.command.emplace_back(argv[i]);
   if (o.metric) o.metric->higher_is_better = higher_is_better;
-  if (!o.fingerprint_only && o.command.empty()) fail("no command given after --", 2);
+  if (!o.syscall.empty()) {
+    if (!o.command.empty()) fail("--syscall runs the cost table, not a command: leave out the command after --", 2);
+    if (o.iters < 1) fail("--syscall needs --iters N", 2);
+  } else if (!o.fingerprint_only && o.command.empty()) {
+    fail("no command given after --", 2);
+  }
   return o;
 }
 
@@ -213,6 +233,16 @@ json probe_fingerprint(const ProbeOptions& o) {
     if (access(file, R_OK) != 0) unreadable.push_back(fmt::format("{}: {}", file, std::strerror(errno)));
   j["unreadable"] = unreadable;
   return j;
+}
+
+// The exit of a command as a record, and the probe's own exit status for it
+// (128 + signal for a signal).
+json command_exit_record(int status, double wall, int& code) {
+  json record = {{"type", "command_exit"}, {"wall_seconds", wall}, {"exit_code", nullptr}, {"signal", nullptr}};
+  code = 0;
+  if (WIFEXITED(status)) code = WEXITSTATUS(status), record["exit_code"] = code;
+  else if (WIFSIGNALED(status)) code = 128 + WTERMSIG(status), record["signal"] = WTERMSIG(status);
+  return record;
 }
 
 pid_t g_child = 0;
@@ -300,11 +330,8 @@ class CommandRun {
     emit({{"type", "output_lines"}, {"stdout", stdout_lines_}, {"stderr", stderr_lines_}});
     emit({{"type", "libraries"}, {"libraries", libraries_json(libraries)}, {"samples", samples_}});
     emit(record);
-    json exit_record = {{"type", "command_exit"}, {"wall_seconds", wall}, {"exit_code", nullptr}, {"signal", nullptr}};
     int code = 0;
-    if (WIFEXITED(status_)) code = WEXITSTATUS(status_), exit_record["exit_code"] = code;
-    else if (WIFSIGNALED(status_)) code = 128 + WTERMSIG(status_), exit_record["signal"] = WTERMSIG(status_);
-    emit(exit_record);
+    emit(command_exit_record(status_, wall, code));
     return code;
   }
 
@@ -542,6 +569,58 @@ class CommandRun {
   json leftovers_;            // what it left running, ended (null: nothing)
 };
 
+// --syscall: warm-up operations, then the measured ones between the count
+// marks, each a "sample" line as the worker prints a micro-benchmark's, held
+// until the phase has ended (a line printed in the phase would be a write
+// call of its own), then the phase's accounting and "done". With
+// --count-pause it waits at each end of the phase for the counters, as the
+// worker does.
+int run_syscall_table(const ProbeOptions& o) {
+  MicroParams params;
+  params.variant = o.syscall;
+  params.size = kSyscallCallsPerOperation;
+  std::unique_ptr<MicroBenchmark> benchmark;
+  try {
+    benchmark = make_syscall_cost(params);
+  } catch (const std::exception& e) {
+    fail(e.what(), 2);
+  }
+  const auto pause = std::chrono::duration<double>(std::max(0.0, o.count_pause));
+  PhaseAccounting accounting(AccountingScope::self);
+  std::vector<json> held;
+  double measured_sum = 0;
+  for (int i = 0; i < o.warmup + o.iters; ++i) {
+    const bool warmup = i < o.warmup;
+    if (i == o.warmup) {
+      emit({{"type", "phase"}, {"phase", "measured"}});
+      if (o.count_pause >= 0) std::this_thread::sleep_for(pause), (void)access(kCountWindowOpen, F_OK);
+      accounting.start();
+    }
+    const double cpu_before = process_cpu_seconds();
+    const MicroResult result = benchmark->run();
+    if (!warmup) measured_sum += result.seconds;
+    json sample = {{"type", "sample"},
+                   {"phase", warmup ? "warmup" : "measured"},
+                   {"iter", warmup ? i : i - o.warmup},
+                   {"seconds", result.seconds},
+                   {"cpu_seconds", process_cpu_seconds() - cpu_before},
+                   {"work", result.work},
+                   {"detail", result.detail}};
+    if (warmup) emit(sample);
+    else held.push_back(std::move(sample));
+  }
+  json record = accounting.finish(o.iters);
+  if (o.count_pause >= 0) {
+    (void)access(kCountWindowClose, F_OK);
+    emit({{"type", "phase_end"}, {"batches", o.iters}});
+    std::this_thread::sleep_for(pause);
+  }
+  for (const auto& sample : held) emit(sample);
+  emit(record);
+  emit({{"type", "done"}, {"measured", o.iters}, {"mean_seconds", measured_sum / o.iters}, {"unit", "ns"}});
+  return 0;
+}
+
 // The counting launch's run: the command once, its output discarded,
 // between the two marks (an access(2) of paths that do not exist) that a
 // trace of every call is cut at. The orchestrator's counters, opened on the
@@ -574,11 +653,8 @@ int count_command(const ProbeOptions& o) {
   (void)access(kCountWindowClose, F_OK);
   emit({{"type", "phase_end"}, {"batches", 1}});
   std::this_thread::sleep_for(pause);
-  json exit_record = {{"type", "command_exit"}, {"wall_seconds", wall}, {"exit_code", nullptr}, {"signal", nullptr}};
   int code = 0;
-  if (WIFEXITED(status)) code = WEXITSTATUS(status), exit_record["exit_code"] = code;
-  else if (WIFSIGNALED(status)) code = 128 + WTERMSIG(status), exit_record["signal"] = WTERMSIG(status);
-  emit(exit_record);
+  emit(command_exit_record(status, wall, code));
   return code;
 }
 
@@ -593,6 +669,7 @@ int main(int argc, char** argv) {
     fail(fmt::format("the working folder {} cannot be entered: {}", options.cwd, std::strerror(errno)));
   emit(probe_fingerprint(options));
   if (options.fingerprint_only) return 0;
+  if (!options.syscall.empty()) return run_syscall_table(options);
   if (options.count_pause >= 0) return count_command(options);
   return CommandRun(options).run();
 }

@@ -82,7 +82,7 @@ class CharliecloudEnvironment : public Environment {
     } else if (!options_.rootfs.empty()) {
       setup_.image = fs::absolute(options_.rootfs);
       const char* needed = context_.noop_only ? kImageNoopPath : kImageWorkerPath;
-      if (!fs::exists(setup_.image / fs::path(needed).relative_path()))
+      if (!context_.probe_only && !fs::exists(setup_.image / fs::path(needed).relative_path()))
         throw EnvironmentUnavailable(fmt::format("charliecloud:image_dir={} holds no {}: point image_dir= at an image "
                                                  "folder with dlcbench installed there, or leave it out",
                                                  options_.rootfs, needed));

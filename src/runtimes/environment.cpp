@@ -80,6 +80,19 @@ std::filesystem::path command_rootfs(const std::string& environment, const std::
   return std::filesystem::absolute(rootfs);
 }
 
+WorkerLaunch probe_work_launch(const CaseSpec& spec, std::optional<double> count_pause) {
+  static const CommandSpec kNoCommand{};
+  WorkerLaunch launch;
+  launch.program = WorkerLaunch::Program::command;
+  launch.command = &kNoCommand;
+  launch.warmup = spec.warmup;
+  launch.count_pause = count_pause;
+  launch.probe_work = {"--syscall", spec.variant, "--iters", std::to_string(spec.iters), "--warmup",
+                       std::to_string(spec.warmup)};
+  if (count_pause) launch.probe_work.insert(launch.probe_work.end(), {"--count-pause", fmt::format("{}", *count_pause)});
+  return launch;
+}
+
 CommandPlacement place_command_in_container(const WorkerLaunch& launch) {
   CommandPlacement p;
   const CommandSpec& command = *launch.command;
@@ -99,6 +112,10 @@ std::vector<std::string> probe_arguments(const WorkerLaunch& launch, const std::
   std::vector<std::string> args;
   if (!workdir.empty()) args.insert(args.end(), {"--cwd", workdir});
   if (!data.empty()) args.insert(args.end(), {"--data", data});
+  if (!launch.probe_work.empty()) {
+    args.insert(args.end(), launch.probe_work.begin(), launch.probe_work.end());
+    return args;
+  }
   const MetricSpec& metric = launch.command->metric;
   if (launch.count_pause) {
     args.insert(args.end(), {"--count-pause", fmt::format("{}", *launch.count_pause)});

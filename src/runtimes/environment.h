@@ -53,6 +53,11 @@ struct WorkerLaunch {
   // Program::command in a counting launch: the probe runs the command once
   // between its count marks and waits this long at each end (--count-pause).
   std::optional<double> count_pause{};
+  // Program::command whose work is the probe's own (its system-call table:
+  // "--syscall", "table", "--iters", ...) in place of `-- COMMAND`; the
+  // command is then an empty CommandSpec (no data, working folder or
+  // variables of its own).
+  std::vector<std::string> probe_work{};
 };
 
 // How a serve case's load generator, on the host, reaches a server launched
@@ -77,6 +82,9 @@ ServeRoute host_network_route();
 // The launch of a user's command case (Program::command), for the preflight
 // and the measured rounds alike.
 WorkerLaunch command_launch_of(const CaseSpec& spec, const std::string& data);
+// A case the probe runs itself (CaseSpec::runs_in_probe: the system-call
+// table), with `count_pause` for its counting launch.
+WorkerLaunch probe_work_launch(const CaseSpec& spec, std::optional<double> count_pause = std::nullopt);
 
 // Where a container sees dlcbench-probe (bound read-only over a file in the
 // container's /tmp, so nothing is written into the user's image or root
@@ -155,6 +163,9 @@ struct EnvironmentContext {
   // Every case is a user's command (`run -- COMMAND`): images and root file
   // systems are the user's (image=, rootfs=) and need no dlcbench inside.
   bool command_only = false;
+  // Every case runs in dlcbench-probe (commands and the system-call table):
+  // an image or root file system the user gives needs no dlcbench-worker.
+  bool probe_only = false;
   // `run --resume` of a run that imported its own image and was killed
   // before removing it: the image found in the store is that run's, so it
   // goes at the end as it would have (unless keep_images).

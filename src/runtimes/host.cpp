@@ -21,7 +21,7 @@ class HostEnvironment : public Environment {
   // A private TMPDIR for the worker (hpcc writes its input and output
   // there): removed with the run even when a worker is killed.
   void check() override {
-    if (!context_.noop_only && !context_.command_only && !fs::exists(context_.worker_exe))
+    if (!context_.noop_only && !context_.probe_only && !fs::exists(context_.worker_exe))
       throw EnvironmentUnavailable(fmt::format("{} is missing: it is built with dlcbench (target dlcbench-worker); "
                                                "rebuild with scripts/build.sh",
                                                context_.worker_exe.string()));

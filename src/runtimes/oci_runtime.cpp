@@ -54,7 +54,7 @@ class OciEnvironment : public Environment {
     } else if (!options_.rootfs.empty()) {
       rootfs_ = fs::absolute(options_.rootfs);
       const char* needed = context_.noop_only ? kImageNoopPath : kImageWorkerPath;
-      if (!fs::exists(rootfs_ / fs::path(needed).relative_path()))
+      if (!context_.probe_only && !fs::exists(rootfs_ / fs::path(needed).relative_path()))
         throw EnvironmentUnavailable(fmt::format("{}:rootfs={} holds no {}: point rootfs= at a root file system "
                                                  "with dlcbench installed there, or leave it out",
                                                  name_, options_.rootfs, needed));
@@ -81,7 +81,7 @@ class OciEnvironment : public Environment {
     bundles_ = scratch_->path() / "bundles";
     fs::create_directories(state_);
     fs::create_directories(bundles_);
-    if (context_.command_only) {
+    if (!options_.rootfs.empty()) {
       // runsc makes the probe's mount point in the user's root file system
       // itself (its /tmp tmpfs notwithstanding): one it made goes in finish().
       std::error_code error;

@@ -11,6 +11,8 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+#include <filesystem>
 #include <map>
 
 #include "../unit/test_files.h"
@@ -64,6 +66,44 @@ TEST(CallCounting, AKnownNumberOfCallsPerOperationIsCountedExactlyInEveryEnviron
   ASSERT_EQ(report.exit_code, 0) << report.err;
   const json j = json::parse(report.out);
   for (const auto& e : j["cases"][0]["envs"]) EXPECT_EQ(e["runs"]["n"], 1) << e["env"];
+}
+
+// A user's command is counted over its whole run, under dlcbench-probe:
+// the command makes exactly 5,000 getppid calls, and the count from outside
+// (or from runsc's trace, between the probe's marks) must say so.
+TEST(CallCounting, AUsersCommandIsCountedOverItsWholeRunInEveryEnvironment) {
+  if (geteuid() != 0) GTEST_SKIP() << "counting system calls through the tracepoint needs root";
+  namespace fs = std::filesystem;
+  testing::TempDir dir;
+  const fs::path rootfs = dir.path() / "rootfs", work = dir.path() / "work";
+  for (const char* sub : {"proc", "sys", "dev", "tmp", "bin"}) fs::create_directories(rootfs / sub);
+  fs::create_directories(work);
+  fs::copy_file(COMMAND_STEPS, work / "steps");
+  std::string envs = "host";
+  for (const char* runtime : {"runc", "runsc"}) {
+    REQUIRE_RUNTIME(runtime);
+    envs += fmt::format(",{}:rootfs={}", runtime, rootfs.string());
+  }
+  auto r = testing::run_dlcbench({"run", "--workloads", "syscall", "--envs", envs, "--runs", "1", "--warmup", "1",
+                                  "--iters", "2", "--allow-mismatch", "--workdir", work.string(), "--out",
+                                  (dir.path() / "results").string(), "--", "./steps", "0", "--getppid", "5000"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out + r.err, HasSubstr("system calls per run"));
+  std::map<std::string, json> counted;
+  for (const auto& rec : testing::read_records(testing::only_run_dir(dir.path() / "results")))
+    if (rec.value("type", "") == "call_counts" && rec.value("case", "").starts_with("cmd:"))
+      counted[rec.value("env", "")] = rec;
+  std::size_t checked = 0;
+  for (const auto& [env, rec] : counted) {
+    ASSERT_FALSE(rec.contains("unavailable")) << env << ": " << rec;
+    EXPECT_EQ(rec["batches"], 1) << env;
+    EXPECT_EQ(rec["by_kind"]["getppid"], 5000) << env << ": " << rec;
+    // The probe's own calls in the window are a handful: a fork, a wait,
+    // its marks; the command's start (execve, its loading) a few dozen.
+    EXPECT_LT(rec["syscalls"].get<double>(), 5000 + 200) << env << ": " << rec;
+    ++checked;
+  }
+  EXPECT_EQ(checked, 1 + std::count(envs.begin(), envs.end(), ',')) << r.out << r.err;
 }
 
 }  // namespace
