@@ -99,9 +99,17 @@ void predict_overheads(Analysis& a) {
         t.low += calls * bound_or(cost->added_low(), cost->added_ns()) * 1e-9;
         t.high += calls * bound_or(cost->added_high(), cost->added_ns()) * 1e-9;
       };
+      const auto opens = mix->by_kind.find("open");
       for (const auto& k : priced_kinds()) {
         const auto n = mix->by_kind.find(k.counted);
         if (n == mix->by_kind.end()) continue;
+        // A close is priced with its open (the table's pair); closes beyond
+        // the opens (of descriptors a dup, a socket or a pipe made) are
+        // left to the other calls, at the null call's cost.
+        if (std::string(k.counted) == "close") {
+          counted += std::min(n->second, opens == mix->by_kind.end() ? 0.0 : opens->second);
+          continue;
+        }
         counted += n->second;
         if (std::string(k.cost).empty()) continue;
         add(k.cost, n->second / (k.calls_per_cost_call > 0 ? k.calls_per_cost_call : futex_calls));

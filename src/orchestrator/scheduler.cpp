@@ -1,6 +1,7 @@
 #include "orchestrator/scheduler.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cctype>
 #include <cmath>
 #include <map>
@@ -38,6 +39,15 @@ constexpr std::size_t kStderrInResults = 4096;
 std::string instance_name(const std::string& run_id, const std::string& label, int round, int launch) {
   std::string safe;
   for (char c : label) safe += std::isalnum(static_cast<unsigned char>(c)) ? c : '-';
+  // A long label (a root file system's path in it) is cut and told apart by
+  // a hash of the whole: runsc puts the name in a Unix socket's path, which
+  // holds 107 bytes, and fails with "invalid argument" beyond.
+  constexpr std::size_t kLongestLabel = 32;
+  if (safe.size() > kLongestLabel) {
+    std::uint32_t hash = 2166136261u;  // FNV-1a: the same label gets the same name in every run
+    for (unsigned char c : label) hash = (hash ^ c) * 16777619u;
+    safe = fmt::format("{}-{:08x}", safe.substr(0, kLongestLabel - 9), hash);
+  }
   return fmt::format("dlcbench-{}-{}-r{}-{}", run_id, safe, round, launch);
 }
 

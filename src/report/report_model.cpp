@@ -252,7 +252,7 @@ std::string prediction_words(const Prediction& p, const std::string& baseline, c
 
 std::vector<ComparisonLines> comparison_lines(const CaseAnalysis& c, const std::string& baseline) {
   std::vector<ComparisonLines> out;
-  const std::string per = c.command ? "iteration" : c.startup ? "start" : c.micro ? "operation" : "batch";
+  const std::string per = c.sample_noun_one();  // "launch" for a command timed by its wall time
   for (const auto& o : c.overheads) {
     ComparisonLines l{comparison_headline(c, o, baseline), {}, "", o.compared, o.mismatch_allowed};
     if (const Explanation* e = c.explanation_of(o.env); e && o.compared) l.explanation = explanation_words(*e, baseline);

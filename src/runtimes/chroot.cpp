@@ -27,10 +27,12 @@ class ChrootEnvironment : public Environment {
   // No network namespace of its own.
   ServeRoute prepare_serving() override { return host_network_route(); }
   void check() override {
-    if (!context_.command_only)
+    // Everything it runs runs in dlcbench-probe: a command, and the
+    // system-call table beside one.
+    if (!context_.probe_only)
       throw EnvironmentUnavailable(
-          "chroot runs only a user's command (`dlcbench run --envs host,chroot:rootfs=DIR -- COMMAND`): leave it out "
-          "of runs of dlcbench's own workloads");
+          "chroot runs only a user's command (`dlcbench run --envs host,chroot:rootfs=DIR -- COMMAND`) and the "
+          "system-call table (--workloads syscall): leave it out of runs of dlcbench's other workloads");
     rootfs_ = command_rootfs("chroot", options_.rootfs);
     if (geteuid() != 0)
       throw EnvironmentUnavailable("chroot needs root (chroot(2) and the binds of /proc, /sys and /dev into the root "

@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 
@@ -51,7 +52,7 @@ json counts(const std::string& env, const std::string& id, int batches, double s
           {"by_kind", by_kind},    {"page_faults", faults}, {"context_switches", 0}};
 }
 
-Analysis predicted_run() {
+Analysis predicted_run(const json& mix = {{"futex", 3000}, {"mmap", 200}}, double syscalls = 20000) {
   const std::string table = table_spec().id(), training = training_spec().id();
   json m = {{"plan",
              {{"baseline", "host"},
@@ -75,9 +76,8 @@ Analysis predicted_run() {
   r.push_back(counts("host", table, 10, 200000, {{"futex", 75000}, {"getppid", 25000}}, 25000));
   // The training case: 10 batches; per batch 300 futex calls, 20 mmap
   // calls (10 pairs), 1,000 page faults, 1,680 other calls.
-  const json mix = {{"futex", 3000}, {"mmap", 200}};
-  r.push_back(counts("host", training, 10, 20000, mix, 10000));
-  r.push_back(counts("docker", training, 10, 20000, mix, 10000));
+  r.push_back(counts("host", training, 10, syscalls, mix, 10000));
+  r.push_back(counts("docker", training, 10, syscalls, mix, 10000));
   r.push_back({{"type", "call_counts"}, {"env", "runsc"}, {"round", 0}, {"case", training},
                {"unavailable", "gVisor runs the worker's system calls in its own kernel"}});
   return analyze(m, r);
@@ -111,6 +111,19 @@ TEST(Prediction, EachKindIsPricedAtItsExtraCostAndTheSumIsThePrediction) {
   EXPECT_FALSE(c.envs[2].operation_mix->unavailable.empty());
   // The table itself predicts nothing of its own overheads.
   EXPECT_TRUE(a.cases[0].predictions.empty());
+}
+
+TEST(Prediction, ClosesBeyondTheOpensArePricedAsOtherCalls) {
+  // Per batch: 10 opens, 40 closes (30 of descriptors a dup made), 100
+  // calls in all: the 30 extra closes join the 50 other calls at the null
+  // call's cost, and the 10 closes with an open go with their open.
+  const Analysis a = predicted_run({{"open", 100}, {"close", 400}}, 1000);
+  const Prediction& docker = a.cases[1].predictions[0];
+  const auto null = std::find_if(docker.terms.begin(), docker.terms.end(),
+                                 [](const PredictedTerm& t) { return t.kind == "null"; });
+  ASSERT_NE(null, docker.terms.end());
+  EXPECT_NEAR(null->calls, 80, 1e-9);
+  EXPECT_NEAR(null->added_seconds, 80 * 50e-9, 0.01 * 80 * 50e-9);  // the table wobbles by 0.1%
 }
 
 TEST(Prediction, TheAnswersWhyLineAndTheHtmlBarCarryIt) {
