@@ -122,6 +122,9 @@ struct Prediction {
   // kernel), said as such.
   std::string mix_from;
   bool faults_counted = true;  // runsc's trace of calls has no page faults: they are not in the prediction
+  // gVisor: the page faults priced are the stubs', as the host's kernel took
+  // them (with the table's fault kind, which measures them the same way).
+  bool faults_from_stubs = false;
   std::vector<PredictedTerm> terms;  // largest first
   double cpu_seconds = 0, cpu_low = 0, cpu_high = 0;  // per batch, summed over threads
   double busy_cpus = 1;                                // the baseline's CPU time over its wall time

@@ -58,6 +58,7 @@ ResultRecord read_result_record(const json& r) {
       mix.syscalls = per_batch("syscalls");
       if (r.contains("page_faults")) mix.page_faults = per_batch("page_faults");
       if (r.contains("context_switches")) mix.context_switches = per_batch("context_switches");
+      if (r.contains("stub_page_faults")) mix.stub_page_faults = per_batch("stub_page_faults");
       if (const auto kinds = r.find("by_kind"); kinds != r.end() && kinds->is_object())
         for (const auto& [kind, n] : kinds->items())
           if (n.is_number() && n.get<double>() >= 0) mix.by_kind[kind] = n.get<double>() / batches;

@@ -29,6 +29,9 @@ struct OperationMix {
   std::map<std::string, double> by_kind;  // per batch: "futex", "read", ... (core/syscall_counter.h)
   // Per batch, where the method sees them (not in runsc's trace of calls).
   std::optional<double> page_faults, context_switches;
+  // gVisor: the page faults the stubs that run the application's code took,
+  // as the host's kernel counts them (per batch).
+  std::optional<double> stub_page_faults;
 };
 
 struct ResultRecord {

@@ -411,6 +411,7 @@ json predictions_json(const CaseAnalysis& c) {
     predictions.push_back({{"env", p.env},
                            {"mix_from", p.mix_from},
                            {"faults_counted", p.faults_counted},
+                           {"faults_from_stubs", p.faults_from_stubs},
                            {"terms", terms},
                            {"cpu_seconds", number(p.cpu_seconds)},
                            {"busy_cpus", number(p.busy_cpus)},

@@ -241,6 +241,8 @@ std::string prediction_words(const Prediction& p, const std::string& baseline, c
       1e3 * p.seconds, per, 1e3 * p.low, 1e3 * p.high, 1e3 * p.measured_seconds,
       p.measured_significant ? fmt::format(" ({:.0f}%)", 100 * p.share()) : std::string(" (not significant)"),
       fmt::join(terms, "; "), 1e3 * p.cpu_seconds, p.busy_cpus, mix);
+  if (p.faults_from_stubs)
+    line += "; its page faults are those gVisor's stubs took, as the host's kernel counted them";
   if (!p.faults_counted)
     line += "; page faults are not in it (the method that counted the calls does not see them)";
   if (p.disagrees())

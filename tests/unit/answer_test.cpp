@@ -234,8 +234,8 @@ TEST(Answer, AServersTailIsSaidAgainstItsMedianAndEveryReportHasTheQuantiles) {
 // syscall/table (issue 39): the details, Markdown and HTML carry each kind's
 // cost per environment, and the caption names the sandbox the figures hold for.
 TEST(Answer, ACostTableIsInEveryDetailedReportWithTheSandboxNamed) {
-  json spec = recorded_case("syscall/table/n10000", "syscall");
-  spec.update({{"variant", "table"}, {"size", 10000}, {"backend", "none"}, {"batch", 0}});
+  json spec = recorded_case("syscall/table/n11000", "syscall");
+  spec.update({{"variant", "table"}, {"size", 11000}, {"backend", "none"}, {"batch", 0}});
   const json manifest = {{"run_id", "20261207-000000-abcd"},
                          {"status", "completed"},
                          {"environments",
@@ -248,10 +248,10 @@ TEST(Answer, ACostTableIsInEveryDetailedReportWithTheSandboxNamed) {
     for (std::size_t e = 0; e < 2; ++e) {
       const std::string env = e == 0 ? "host" : "runsc";
       const double null_ns = (e == 0 ? 140.0 : 74000.0) * wobble(e, round, 0);
-      records.push_back({{"type", "sample"}, {"env", env}, {"round", round}, {"case", "syscall/table/n10000"},
-                         {"phase", "measured"}, {"seconds", null_ns * 1e-5}, {"work", 10000},
+      records.push_back({{"type", "sample"}, {"env", env}, {"round", round}, {"case", "syscall/table/n11000"},
+                         {"phase", "measured"}, {"seconds", null_ns * 1.1e-5}, {"work", 11000},
                          {"detail", {{"ns_per_call", {{"null", null_ns}}}}}});
-      records.push_back({{"type", "launch"}, {"env", env}, {"round", round}, {"case", "syscall/table/n10000"}, {"ok", true}});
+      records.push_back({{"type", "launch"}, {"env", env}, {"round", round}, {"case", "syscall/table/n11000"}, {"ok", true}});
     }
   const Analysis a = analyze(manifest, records);
   const std::string details = render_console(a);
@@ -262,7 +262,7 @@ TEST(Answer, ACostTableIsInEveryDetailedReportWithTheSandboxNamed) {
   EXPECT_THAT(render_markdown(a, m), ::testing::ContainsRegex("\\| null \\| 14[0-9] \\| 74[0-9]{3} "));
   EXPECT_THAT(render_html(a, m), HasSubstr("call-costs"));
   // A call 500 times the host's is said as the nanoseconds it adds per call,
-  // not as the milliseconds of an operation of 10,000 calls.
+  // not as the milliseconds of an operation of 11,000 calls.
   EXPECT_THAT(render_answer(a, "details"), ::testing::ContainsRegex("\\+7[34][0-9]{3} ns"));
   EXPECT_THAT(details, HasSubstr("ns per call"));
   EXPECT_THAT(details, Not(HasSubstr("ms per operation")));

@@ -52,7 +52,10 @@ json counts(const std::string& env, const std::string& id, int batches, double s
           {"by_kind", by_kind},    {"page_faults", faults}, {"context_switches", 0}};
 }
 
-Analysis predicted_run(const json& mix = {{"futex", 3000}, {"mmap", 200}}, double syscalls = 20000) {
+// With `fault_kind`, the table has the fault kind (host 300 ns, +30 ns
+// elsewhere) and runsc's counts are its trace's with its stubs' page faults.
+Analysis predicted_run(const json& mix = {{"futex", 3000}, {"mmap", 200}}, double syscalls = 20000,
+                       bool fault_kind = false) {
   const std::string table = table_spec().id(), training = training_spec().id();
   json m = {{"plan",
              {{"baseline", "host"},
@@ -64,6 +67,7 @@ Analysis predicted_run(const json& mix = {{"futex", 3000}, {"mmap", 200}}, doubl
       const double wobble = 1 + 0.001 * std::sin(round * 1.3 + static_cast<double>(env.size()));
       json ns = json::object();
       for (const auto& [kind, host] : kHostNs) ns[kind] = (host + (env == "host" ? 0 : kAddedNs.at(kind))) * wobble;
+      if (fault_kind) ns["fault"] = (300 + (env == "host" ? 0 : 30)) * wobble;
       r.push_back({{"type", "sample"}, {"env", env}, {"round", round}, {"case", table}, {"phase", "measured"},
                    {"seconds", 0.01 * wobble}, {"work", 10000}, {"detail", {{"ns_per_call", ns}}}});
       r.push_back({{"type", "launch"}, {"env", env}, {"round", round}, {"case", table}, {"ok", true}});
@@ -78,8 +82,16 @@ Analysis predicted_run(const json& mix = {{"futex", 3000}, {"mmap", 200}}, doubl
   // calls (10 pairs), 1,000 page faults, 1,680 other calls.
   r.push_back(counts("host", training, 10, syscalls, mix, 10000));
   r.push_back(counts("docker", training, 10, syscalls, mix, 10000));
-  r.push_back({{"type", "call_counts"}, {"env", "runsc"}, {"round", 0}, {"case", training},
-               {"unavailable", "gVisor runs the worker's system calls in its own kernel"}});
+  if (fault_kind) {
+    json traced = counts("runsc", training, 10, syscalls, mix, 0);
+    traced.erase("page_faults");
+    traced.erase("context_switches");
+    traced["stub_page_faults"] = 12000;
+    r.push_back(traced);
+  } else {
+    r.push_back({{"type", "call_counts"}, {"env", "runsc"}, {"round", 0}, {"case", training},
+                 {"unavailable", "gVisor runs the worker's system calls in its own kernel"}});
+  }
   return analyze(m, r);
 }
 
@@ -111,6 +123,26 @@ TEST(Prediction, EachKindIsPricedAtItsExtraCostAndTheSumIsThePrediction) {
   EXPECT_FALSE(c.envs[2].operation_mix->unavailable.empty());
   // The table itself predicts nothing of its own overheads.
   EXPECT_TRUE(a.cases[0].predictions.empty());
+}
+
+TEST(Prediction, PageFaultsArePricedAtTheFaultKindAndUnderGvisorTheStubsFaultsAre) {
+  const Analysis a = predicted_run({{"futex", 3000}, {"mmap", 200}}, 20000, true);
+  const CaseAnalysis& c = a.cases[1];
+  ASSERT_EQ(c.predictions.size(), 2u);
+  // docker: its own 1,000 faults per batch less the 10 mmap pairs' first
+  // touches, at the fault kind's +30 ns.
+  const auto fault_term = [](const Prediction& p) {
+    return *std::find_if(p.terms.begin(), p.terms.end(), [](const PredictedTerm& t) { return t.kind == "page fault"; });
+  };
+  EXPECT_NEAR(fault_term(c.predictions[0]).calls, 990, 1e-9);
+  EXPECT_NEAR(fault_term(c.predictions[0]).added_seconds, 990 * 30e-9, 0.01 * 990 * 30e-9);
+  EXPECT_FALSE(c.predictions[0].faults_from_stubs);
+  // runsc: its trace has no faults; its stubs took 1,200 per batch.
+  const Prediction& runsc = c.predictions[1];
+  EXPECT_EQ(runsc.mix_from, "runsc");
+  EXPECT_TRUE(runsc.faults_from_stubs);
+  EXPECT_TRUE(runsc.faults_counted);
+  EXPECT_NEAR(fault_term(runsc).calls, 1190, 1e-9);
 }
 
 TEST(Prediction, ClosesBeyondTheOpensArePricedAsOtherCalls) {

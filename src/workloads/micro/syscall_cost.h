@@ -10,6 +10,8 @@
 //   openclose  open(2) and close(2) of /dev/null (two calls, counted as one)
 //   stat       stat(2) of /dev/null
 //   mmap       mmap(2) of one page, its first touch (a page fault), munmap(2)
+//   fault      the first touch of one page of many in a fresh mapping: the
+//              page fault a workload takes filling a new buffer
 //   futex      one futex wake answered by a wait in another thread and back
 //   yield      sched_yield(2)
 //   pipe       one byte through a pipe to another thread and back
@@ -28,7 +30,8 @@
 
 namespace dlcbench {
 
-inline constexpr int kSyscallCallsPerOperation = 10000;
+// 1,000 calls of each of the table's 11 kinds.
+inline constexpr int kSyscallCallsPerOperation = 11000;
 
 inline constexpr const char* kSyscallTable = "table";
 
