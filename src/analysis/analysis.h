@@ -108,7 +108,8 @@ struct EnvironmentStats {
 // (analysis/prediction.h computes it).
 struct PredictedTerm {
   // The cost table's kind: "futex", "read", "null" (every call it has no
-  // kind for), or "page fault" (priced as mmap less its two calls).
+  // kind for), or "page fault" (priced at the fault kind, or in a table
+  // without it as mmap less its two calls).
   std::string kind;
   double calls = 0;          // per batch
   double added_seconds = 0;  // per batch, CPU: calls x the extra cost of one
@@ -132,6 +133,8 @@ struct Prediction {
   double measured_seconds = 0, measured_low = 0, measured_high = 0;  // the overhead's time per batch
   bool measured_significant = false;  // a share of an overhead that is not there means nothing
   double share() const { return measured_seconds != 0 ? seconds / measured_seconds : 0; }
+  // A term's CPU time as wall time per batch, as `seconds` is the sum's.
+  double wall_seconds(const PredictedTerm& t) const { return t.added_seconds / busy_cpus; }
   // The two intervals do not overlap: the prediction and the measurement
   // disagree, a finding in itself.
   bool disagrees() const { return high < measured_low || low > measured_high; }

@@ -13,7 +13,7 @@ namespace {
 
 const CaseAnalysis* cost_table_case(const Analysis& a) {
   for (const auto& c : a.cases)
-    if (c.workload == "syscall" && c.spec.variant == kSyscallTable && !c.call_costs.empty()) return &c;
+    if (c.workload == kSyscallWorkload && c.spec.variant == kSyscallTable && !c.call_costs.empty()) return &c;
   return nullptr;
 }
 
@@ -88,11 +88,13 @@ void predict_overheads(Analysis& a) {
       p.faults_counted = mix->page_faults.has_value();
       double counted = 0;
       std::map<std::string, PredictedTerm> by_cost;
-      const auto add = [&](const std::string& kind, double calls) {
+      // `calls` at the extra cost of the table's `kind`, as the term `term`.
+      const auto add = [&](const std::string& kind, double calls, const std::string& term = "") {
         const CaseAnalysis::CallCost* cost = cost_of(costs->second, kind);
         if (!cost || calls <= 0) return;
-        PredictedTerm& t = by_cost[kind];
-        t.kind = kind;
+        const std::string& name = term.empty() ? kind : term;
+        PredictedTerm& t = by_cost[name];
+        t.kind = name;
         t.calls += calls;
         t.added_seconds += calls * cost->added_ns() * 1e-9;
         // Without an interval for the cost, the term has none either.
@@ -126,16 +128,11 @@ void predict_overheads(Analysis& a) {
       const CaseAnalysis::CallCost* mmap_cost = cost_of(costs->second, "mmap");
       const CaseAnalysis::CallCost* null_cost = cost_of(costs->second, "null");
       const auto pairs = mix->by_kind.find("mmap");
+      if (!mix->page_faults && mix->stub_page_faults && fault_cost) p.faults_from_stubs = p.faults_counted = true;
       const std::optional<double> taken = mix->page_faults ? mix->page_faults : mix->stub_page_faults;
-      if (!mix->page_faults && mix->stub_page_faults && fault_cost) p.faults_from_stubs = true;
       const double faults = taken ? *taken - (pairs == mix->by_kind.end() ? 0.0 : pairs->second / 2) : 0.0;
-      if (fault_cost && faults > 0 && (mix->page_faults || p.faults_from_stubs)) {
-        PredictedTerm& t = by_cost["page fault"];
-        t.kind = "page fault";
-        t.calls = faults;
-        t.added_seconds = faults * fault_cost->added_ns() * 1e-9;
-        t.low = faults * bound_or(fault_cost->added_low(), fault_cost->added_ns()) * 1e-9;
-        t.high = faults * bound_or(fault_cost->added_high(), fault_cost->added_ns()) * 1e-9;
+      if (fault_cost) {
+        add("fault", faults, "page fault");
       } else if (mix->page_faults && mmap_cost && null_cost && faults > 0) {
         PredictedTerm& t = by_cost["page fault"];
         t.kind = "page fault";
@@ -146,7 +143,6 @@ void predict_overheads(Analysis& a) {
         t.high = faults * (bound_or(mmap_cost->added_high(), mmap_cost->added_ns()) -
                            2 * bound_or(null_cost->added_low(), null_cost->added_ns())) * 1e-9;
       }
-      if (p.faults_from_stubs) p.faults_counted = true;
       for (auto& [kind, t] : by_cost) {
         p.terms.push_back(t);
         p.cpu_seconds += t.added_seconds;

@@ -228,14 +228,7 @@ int run_micro_worker(const WorkerOptions& o, const MicroWorkloadInfo& info, std:
       return kExitFailure;
     }
     if (!warmup) measured_sum += result.seconds;
-    nlohmann::json sample = {{"type", "sample"},
-                             {"phase", warmup ? "warmup" : "measured"},
-                             {"iter", warmup ? i : i - spec.warmup},
-                             {"seconds", result.seconds},
-                             {"cpu_seconds", process_cpu_seconds() - cpu_before},
-                             {"work", result.work}};
-    if (!result.detail.empty()) sample["detail"] = result.detail;
-    emit(sample);
+    emit(micro_sample_record(result, i, spec.warmup, process_cpu_seconds() - cpu_before));
   }
   end_measured_phase(accounting, spec.iters);
   emit({{"type", "done"},

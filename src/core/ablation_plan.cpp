@@ -43,10 +43,18 @@ const std::vector<AblationFeature>& all_ablation_features() {
   return all;
 }
 
-std::string ablation_features_name(const std::vector<AblationFeature>& features) {
+namespace {
+
+std::vector<std::string> feature_names(const std::vector<AblationFeature>& features) {
   std::vector<std::string> names;
   for (AblationFeature f : features) names.emplace_back(ablation_feature_name(f));
-  return fmt::format("{}", fmt::join(names, "+"));
+  return names;
+}
+
+}  // namespace
+
+std::string ablation_features_name(const std::vector<AblationFeature>& features) {
+  return fmt::format("{}", fmt::join(feature_names(features), "+"));
 }
 
 void to_json(nlohmann::json& j, const AblationPlan& plan) {
@@ -55,11 +63,8 @@ void to_json(nlohmann::json& j, const AblationPlan& plan) {
     j["variants"].push_back({{"feature", ablation_feature_name(v.feature)}, {"env", v.label}, {"change", v.change}});
   j["factorial"] = plan.factorial;
   j["combinations"] = nlohmann::json::array();
-  for (const auto& c : plan.combinations) {
-    std::vector<std::string> names;
-    for (AblationFeature f : c.features) names.emplace_back(ablation_feature_name(f));
-    j["combinations"].push_back({{"features", names}, {"env", c.label}});
-  }
+  for (const auto& c : plan.combinations)
+    j["combinations"].push_back({{"features", feature_names(c.features)}, {"env", c.label}});
 }
 
 void from_json(const nlohmann::json& j, AblationPlan& plan) {

@@ -36,8 +36,9 @@ std::vector<pid_t> worker_processes(const std::string& environment, std::string&
   bool sandboxed = false;
   for (const auto& p : all) {
     if (!env.count(p.pid)) continue;
-    // A user's command runs under dlcbench-probe, which a container sees as
-    // /tmp/.dlcbench-probe (environment.h: kContainerProbePath).
+    // A user's command and the system-call table run in dlcbench-probe,
+    // which a container sees as /tmp/.dlcbench-probe (environment.h:
+    // kContainerProbePath).
     const bool worker = p.name == "dlcbench-worker" || p.name == "dlcbench-probe" || p.name == ".dlcbench-probe";
     if (stubs ? p.name == "exe" && runs_worker_code(p, by_pid) : worker) workers.push_back(p.pid);
     if (p.name == "runsc-sandbox") sandboxed = true;
@@ -197,10 +198,11 @@ nlohmann::json count_calls_launch(const Plan& plan, const CaseSpec& spec, Schedu
     if (const auto counts = log ? calls_in_strace_log(in) : std::nullopt) {
       nlohmann::json traced_record = counts_record(*counts, batches, kStraceMethod);
       // The stubs' faults as the host's kernel takes them: most it resolves
-      // itself from memory the Sentry has already mapped, some it hands to
-      // the Sentry (a stop, the dear kind the cost table's mmap measures),
-      // and which is which it does not say. So they are recorded apart, not
-      // as the application's page faults a prediction prices.
+      // itself against the sandbox's memory file, some it hands to the
+      // Sentry, and which is which it does not say. They are recorded apart
+      // from the trace's counts; a prediction prices them at the table's
+      // fault kind, which takes its faults the same way
+      // (analysis/prediction.cpp).
       if (stub_faults) {
         traced_record["stub_page_faults"] = stub_faults->page_faults;
         traced_record["stub_context_switches"] = stub_faults->context_switches;

@@ -332,8 +332,7 @@ void check_environments(const RunRequest& o, const Plan& plan) {
   EnvironmentContext context{worker_program_beside(fs::read_symlink("/proc/self/exe")), "", false, false, {}};
   context.gpu = std::any_of(plan.cases.begin(), plan.cases.end(), [](const CaseSpec& c) { return c.device == "gpu"; });
   context.command_only = !plan.cases.empty() && only_commands(plan);
-  context.probe_only = !plan.cases.empty() && std::all_of(plan.cases.begin(), plan.cases.end(),
-                                                          [](const CaseSpec& c) { return c.runs_in_probe(); });
+  context.probe_only = !plan.cases.empty() && only_in_probe(plan);
   for (const auto& request : plan.environments) {
     try {
       make_environment(request, context)->check();
@@ -359,6 +358,10 @@ void check_environments(const RunRequest& o, const Plan& plan) {
 // a plan without cases.
 bool only_commands(const Plan& plan) {
   return std::all_of(plan.cases.begin(), plan.cases.end(), [](const CaseSpec& c) { return c.is_command(); });
+}
+
+bool only_in_probe(const Plan& plan) {
+  return std::all_of(plan.cases.begin(), plan.cases.end(), [](const CaseSpec& c) { return c.runs_in_probe(); });
 }
 
 // Fails early, before anything is launched, if a data set is missing or bad.

@@ -23,6 +23,9 @@ PlannedRun plan_run(const RunRequest& request);
 // Every case is a user's command (none of dlcbench's workloads); true for
 // a plan without cases.
 bool only_commands(const Plan& plan);
+// Every case runs in dlcbench-probe (commands and the system-call table:
+// CaseSpec::runs_in_probe); true for a plan without cases.
+bool only_in_probe(const Plan& plan);
 
 // Fails early, before anything is launched, if a data set is missing or bad.
 void check_data(const Plan& plan);

@@ -99,8 +99,7 @@ EnvironmentContext environment_context(const Session& session) {
   context.cgroup_parent = session.cgroup_parent;
   context.gpu = std::any_of(plan.cases.begin(), plan.cases.end(), [](const CaseSpec& c) { return c.device == "gpu"; });
   context.command_only = !plan.cases.empty() && only_commands(plan);
-  context.probe_only = !plan.cases.empty() && std::all_of(plan.cases.begin(), plan.cases.end(),
-                                                          [](const CaseSpec& c) { return c.runs_in_probe(); });
+  context.probe_only = !plan.cases.empty() && only_in_probe(plan);
   if (!context.gpu) return context;
   // The run goes on: the GPU cases fail with the cause, the others are measured.
   if (const std::string why = gpu_unavailable_reason(); !why.empty())

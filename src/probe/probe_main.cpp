@@ -599,13 +599,7 @@ int run_syscall_table(const ProbeOptions& o) {
     const double cpu_before = process_cpu_seconds();
     const MicroResult result = benchmark->run();
     if (!warmup) measured_sum += result.seconds;
-    json sample = {{"type", "sample"},
-                   {"phase", warmup ? "warmup" : "measured"},
-                   {"iter", warmup ? i : i - o.warmup},
-                   {"seconds", result.seconds},
-                   {"cpu_seconds", process_cpu_seconds() - cpu_before},
-                   {"work", result.work},
-                   {"detail", result.detail}};
+    json sample = micro_sample_record(result, i, o.warmup, process_cpu_seconds() - cpu_before);
     if (warmup) emit(sample);
     else held.push_back(std::move(sample));
   }

@@ -81,7 +81,7 @@ std::string why_line(const CaseAnalysis& c, const Overhead& o, const std::string
     std::vector<std::string> top;
     for (std::size_t i = 0; i < p.terms.size() && top.size() < 2; ++i)
       if (p.terms[i].added_seconds > 0)
-        top.push_back(fmt::format("{} {:+.1f} ms", p.terms[i].kind, 1e3 * p.terms[i].added_seconds / p.busy_cpus));
+        top.push_back(fmt::format("{} {:+.1f} ms", p.terms[i].kind, 1e3 * p.wall_seconds(p.terms[i])));
     return fmt::format("{}: its system calls predict {:+.1f} of {:+.1f} ms per {} ({:.0f}%){}{}", o.env, 1e3 * p.seconds,
                        1e3 * p.measured_seconds, c.sample_noun_one(), 100 * p.share(),
                        top.empty() ? "" : fmt::format(": {}", fmt::join(top, ", ")),

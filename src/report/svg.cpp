@@ -126,6 +126,22 @@ std::string svg_open(const std::string& kind, const std::string& id, double widt
       kind, html_escape(id), px(width), px(height), kFont, html_escape(title));
 }
 
+// Vertical grid lines from `top` to `bottom` (the one at zero in ink), their
+// labels below with `suffix`, and the axis title under them, centred on the
+// scale's range: the x axis of the charts whose bars run sideways.
+void x_axis(std::string& out, const Scale& x, const Ticks& ticks, double top, double bottom, const char* suffix,
+            const std::string& title) {
+  out += "<g class=\"axis x\">\n";
+  for (double v : ticks.values) {
+    out += fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\" stroke=\"{3}\"/>", px(x(v)), px(top),
+                       px(bottom), v == 0 ? kInk : kGrid);
+    out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}{}</text>\n", px(x(v)), px(bottom + 14),
+                       html_escape(ticks.label(v)), suffix);
+  }
+  out += fmt::format("<text class=\"axis-title\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n</g>\n",
+                     px((x.r0 + x.r1) / 2), px(bottom + 32), html_escape(title));
+}
+
 // Horizontal grid lines with their labels on the left, the axis line, and
 // the axis title turned upright along it.
 void y_axis(std::string& out, const Scale& y, const Ticks& ticks, double x0, double x1, const std::string& title) {
@@ -841,17 +857,9 @@ std::string svg_answer_chart(const AnswerCase& c, const std::string& id) {
   std::string out = svg_open("answer", id, kWidth, height,
                              fmt::format("{}: overhead per environment, {} with its 95% CI", c.title,
                                          ms ? added_unit_name(c.added_unit) + " added" : std::string("percent")));
-  out += "<g class=\"axis x\">\n";
-  for (double v : ticks.values) {
-    out += fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\" stroke=\"{3}\"/>", px(x(v)), px(kTop),
-                       px(bottom), v == 0 ? kInk : kGrid);
-    out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}{}</text>\n", px(x(v)), px(bottom + 14),
-                       html_escape(ticks.label(v)), ms ? "" : "%");
-  }
-  out += fmt::format("<text class=\"axis-title\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n</g>\n",
-                     px((kLeft + kWidth - kRight) / 2), px(bottom + 32),
-                     ms ? fmt::format("{} added per {} (95% CI)", added_unit_name(c.added_unit), c.added_per)
-                        : std::string("change of the figure, % (95% CI)"));
+  x_axis(out, x, ticks, kTop, bottom, ms ? "" : "%",
+         ms ? fmt::format("{} added per {} (95% CI)", added_unit_name(c.added_unit), c.added_per)
+            : std::string("change of the figure, % (95% CI)"));
   for (std::size_t i = 0; i < c.marks.size(); ++i)
     draw_answer_mark(out, c.marks[i], unit, x, kTop + kRow * (static_cast<double>(i) + 0.5), kLeft);
   return out + "</svg>\n";
@@ -875,7 +883,7 @@ std::vector<PredictionSegment> prediction_segments(const Prediction& p, const st
   std::vector<PredictionSegment> out;
   double other = 0;
   for (const auto& t : p.terms) {
-    const double ms = 1e3 * t.added_seconds / p.busy_cpus;
+    const double ms = 1e3 * p.wall_seconds(t);
     const auto at = std::find(kinds.begin(), kinds.end(), t.kind);
     if (at == kinds.end()) {
       other += ms;
@@ -894,7 +902,7 @@ std::string svg_prediction_chart(const CaseAnalysis& c, const std::string& id, c
   // The kinds shown apart: the largest terms over every environment.
   std::map<std::string, double> weight;
   for (const auto& p : c.predictions)
-    for (const auto& t : p.terms) weight[t.kind] += std::fabs(t.added_seconds / p.busy_cpus);
+    for (const auto& t : p.terms) weight[t.kind] += std::fabs(p.wall_seconds(t));
   std::vector<std::pair<std::string, double>> ranked(weight.begin(), weight.end());
   std::sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
   std::vector<std::string> kinds;
@@ -914,16 +922,7 @@ std::string svg_prediction_chart(const CaseAnalysis& c, const std::string& id, c
                              fmt::format("{}: measured overhead per environment against what its system calls "
                                          "predict, split by operation, and the part left unexplained",
                                          c.case_id));
-  out += "<g class=\"axis x\">\n";
-  for (double v : ticks.values) {
-    out += fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\" stroke=\"{3}\"/>", px(x(v)), px(kTop),
-                       px(bottom), v == 0 ? kInk : kGrid);
-    out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n", px(x(v)), px(bottom + 14),
-                       html_escape(ticks.label(v)));
-  }
-  out += fmt::format("<text class=\"axis-title\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">ms added per {} "
-                     "(95% CI)</text>\n</g>\n",
-                     px((kLeft + kWidth - kRight) / 2), px(bottom + 32), html_escape(per));
+  x_axis(out, x, ticks, kTop, bottom, "", fmt::format("ms added per {} (95% CI)", per));
   auto whisker = [&](double low, double high, double y) {
     if (!std::isfinite(low) || !std::isfinite(high)) return;
     out += fmt::format("<path d=\"M{0} {2}H{1}M{0} {3}V{4}M{1} {3}V{4}\" stroke=\"{5}\" stroke-width=\"1.4\" "

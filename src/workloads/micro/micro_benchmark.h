@@ -54,6 +54,21 @@ struct ValidationError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// Operation `i` of a launch (the first `warmup` are warm-up) as its "sample"
+// line: the one form the orchestrator reads, from the worker and from
+// dlcbench-probe alike.
+inline nlohmann::json micro_sample_record(const MicroResult& r, int i, int warmup, double cpu_seconds) {
+  const bool warming = i < warmup;
+  nlohmann::json sample = {{"type", "sample"},
+                           {"phase", warming ? "warmup" : "measured"},
+                           {"iter", warming ? i : i - warmup},
+                           {"seconds", r.seconds},
+                           {"cpu_seconds", cpu_seconds},
+                           {"work", r.work}};
+  if (!r.detail.empty()) sample["detail"] = r.detail;
+  return sample;
+}
+
 class MicroBenchmark {
  public:
   virtual ~MicroBenchmark() = default;
