@@ -284,7 +284,7 @@ Plan make_plan(const RunRequest& o, const PlanRequest& request) {
   plan.allow_mismatch = o.allow_mismatch;
   plan.hold_samples = o.hold_samples;
   plan.count_calls = std::any_of(plan.cases.begin(), plan.cases.end(), [](const CaseSpec& c) {
-    return c.workload == "syscall" && c.variant == kSyscallTable;
+    return c.workload == kSyscallWorkload && c.variant == kSyscallTable;
   });
   set_repetition(o, plan);
   plan.seed = o.seed ? *o.seed : std::random_device{}();
