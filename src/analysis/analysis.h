@@ -3,6 +3,7 @@
 // figure can be recomputed from the two files.
 #pragma once
 
+#include <cmath>
 #include <map>
 #include <optional>
 #include <string>
@@ -112,6 +113,10 @@ struct PredictedTerm {
   // without it as mmap less its two calls).
   std::string kind;
   double calls = 0;          // per batch
+  // The baseline's count of the same calls per batch, where the term's
+  // calls are the environment's own: a waiting thread's calls (sched_yield
+  // in a spin-wait) follow how long it waits, not the work.
+  std::optional<double> baseline_calls;
   double added_seconds = 0;  // per batch, CPU: calls x the extra cost of one
   double low = 0, high = 0;  // from the extra cost's 95% interval
 };
@@ -132,12 +137,26 @@ struct Prediction {
   double seconds = 0, low = 0, high = 0;               // per batch, wall: cpu / busy_cpus
   double measured_seconds = 0, measured_low = 0, measured_high = 0;  // the overhead's time per batch
   bool measured_significant = false;  // a share of an overhead that is not there means nothing
+  // The cross-check, CPU per batch against the baseline's, read from
+  // outside: the runtime's helpers (gVisor's Sentry, where the extra cost of
+  // a call is spent) and the worker's own threads. Absent where either side
+  // did not measure it.
+  std::optional<DifferenceEstimate> helpers_cpu, worker_cpu;
   double share() const { return measured_seconds != 0 ? seconds / measured_seconds : 0; }
   // A term's CPU time as wall time per batch, as `seconds` is the sum's.
   double wall_seconds(const PredictedTerm& t) const { return t.added_seconds / busy_cpus; }
   // The two intervals do not overlap: the prediction and the measurement
   // disagree, a finding in itself.
   bool disagrees() const { return high < measured_low || low > measured_high; }
+  // A spin-wait's yields: the baseline makes at least twice as many, each
+  // cheaper, in the same waits. Their count follows the wait's length, and
+  // their cost is wall time only where it takes a CPU from a thread at work.
+  static bool waiting_calls(const PredictedTerm& t) {
+    return t.kind == "yield" && t.baseline_calls && *t.baseline_calls >= 2 * t.calls;
+  }
+  // The helpers' CPU grew significantly: the runtime's own processes (a
+  // sandbox's kernel) do the extra work, a cross-check of the prediction.
+  bool helpers_at_work() const { return helpers_cpu && std::isfinite(helpers_cpu->ci95_low) && helpers_cpu->ci95_low > 0; }
 };
 
 struct CaseAnalysis {

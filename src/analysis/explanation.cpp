@@ -89,10 +89,35 @@ std::string first_reason(const std::vector<LaunchCounters>& launches, Counter c)
   return "";
 }
 
+// Which counters every launch of both sides has: a cause reads the same
+// counters on both sides, or a difference would compare unlike figures
+// (gVisor has no user and system split, the host has one: both sides then
+// give their CPU time as a sum).
+struct CommonCounters {
+  bool cpu_split = false;   // user and system CPU apart
+  bool run_queue = false;   // run-queue wait
+};
+
+bool every_launch_has(const std::vector<LaunchCounters>& launches, Counter c) {
+  return std::all_of(launches.begin(), launches.end(), [c](const LaunchCounters& l) { return l.values.contains(c); });
+}
+
+CommonCounters common_counters(const std::vector<LaunchCounters>& subject, const std::vector<LaunchCounters>& baseline) {
+  CommonCounters common;
+  common.cpu_split = true;
+  common.run_queue = true;
+  for (const auto* side : {&subject, &baseline}) {
+    common.cpu_split = common.cpu_split && every_launch_has(*side, Counter::user_ms) &&
+                       every_launch_has(*side, Counter::system_ms);
+    common.run_queue = common.run_queue && every_launch_has(*side, Counter::run_queue_wait_ms);
+  }
+  return common;
+}
+
 // Per launch, a cause's wall milliseconds per batch; empty where a launch
 // lacks a counter it needs.
 std::vector<double> cause_values(const std::vector<LaunchCounters>& launches, Cause cause, double busy_threads,
-                                 int threads, int runqueues) {
+                                 int threads, int runqueues, const CommonCounters& common) {
   std::vector<double> out;
   for (const auto& l : launches) {
     auto get = [&](Counter c) -> std::optional<double> {
@@ -102,7 +127,7 @@ std::vector<double> cause_values(const std::vector<LaunchCounters>& launches, Ca
     // A thread's waiting in wall time per batch, throttling included (the
     // run-queue wait and throttled causes together).
     auto waiting = [&] {
-      if (auto v = get(Counter::run_queue_wait_ms)) return *v / threads;
+      if (auto v = get(Counter::run_queue_wait_ms); v && common.run_queue) return *v / threads;
       return get(Counter::throttled_ms).value_or(0) / runqueues;
     };
     switch (cause) {
@@ -113,14 +138,15 @@ std::vector<double> cause_values(const std::vector<LaunchCounters>& launches, Ca
           out.push_back(*get(Counter::wall_ms) - *cpu / busy_threads - waiting());
         break;
       case Cause::more_user_cpu:
-        if (auto v = get(Counter::user_ms)) out.push_back(*v / busy_threads);
+        if (auto v = get(Counter::user_ms); v && common.cpu_split) out.push_back(*v / busy_threads);
         break;
       case Cause::more_system_cpu:
-        if (auto v = get(Counter::system_ms)) out.push_back(*v / busy_threads);
+        if (auto v = get(Counter::system_ms); v && common.cpu_split) out.push_back(*v / busy_threads);
         break;
       case Cause::more_cpu:
-        // Only where the split is unknown: otherwise user and system say it.
-        if (!get(Counter::user_ms) || !get(Counter::system_ms))
+        // Only where either side lacks the split: otherwise user and system
+        // say it.
+        if (!common.cpu_split)
           if (auto v = get(Counter::cpu_ms)) out.push_back(*v / busy_threads);
         break;
       case Cause::throttled:
@@ -133,7 +159,7 @@ std::vector<double> cause_values(const std::vector<LaunchCounters>& launches, Ca
         break;
       case Cause::run_queue_wait:
         // A throttled thread waits too: that time is the throttling's.
-        if (auto v = get(Counter::run_queue_wait_ms))
+        if (auto v = get(Counter::run_queue_wait_ms); v && common.run_queue)
           out.push_back(*v / threads - get(Counter::throttled_ms).value_or(0) / runqueues);
         break;
     }
@@ -355,10 +381,11 @@ Explanation explain_overhead(const Overhead& overhead, const std::vector<LaunchC
              threads_b = values_of(baseline, Counter::threads_at_work);
   const bool fewer_threads_at_work = threads_s.size() >= 2 && threads_b.size() >= 2 &&
                                      difference_of_means(threads_s, threads_b).ci95_high < 0;
+  const CommonCounters common = common_counters(subject, baseline);
   for (Cause cause : kCauses) {
     const int runqueues = cpus > 0 ? std::min(e.compute_threads, cpus) : e.compute_threads;
-    const auto s = cause_values(subject, cause, e.busy_threads, e.compute_threads, runqueues);
-    const auto b = cause_values(baseline, cause, e.busy_threads, e.compute_threads, runqueues);
+    const auto s = cause_values(subject, cause, e.busy_threads, e.compute_threads, runqueues, common);
+    const auto b = cause_values(baseline, cause, e.busy_threads, e.compute_threads, runqueues, common);
     if (s.size() < 2 || b.size() < 2) continue;
     CauseShare share;
     share.cause = cause;

@@ -101,6 +101,11 @@ void predict_overheads(Analysis& a) {
         t.low += calls * bound_or(cost->added_low(), cost->added_ns()) * 1e-9;
         t.high += calls * bound_or(cost->added_high(), cost->added_ns()) * 1e-9;
       };
+      // The baseline's count of a kind, beside the environment's own.
+      const OperationMix* base_mix =
+          p.mix_from == o.env && base->operation_mix && base->operation_mix->unavailable.empty()
+              ? &*base->operation_mix
+              : nullptr;
       const auto opens = mix->by_kind.find("open");
       for (const auto& k : priced_kinds()) {
         const auto n = mix->by_kind.find(k.counted);
@@ -114,7 +119,11 @@ void predict_overheads(Analysis& a) {
         }
         counted += n->second;
         if (std::string(k.cost).empty()) continue;
-        add(k.cost, n->second / (k.calls_per_cost_call > 0 ? k.calls_per_cost_call : futex_calls));
+        const double per_cost_call = k.calls_per_cost_call > 0 ? k.calls_per_cost_call : futex_calls;
+        add(k.cost, n->second / per_cost_call);
+        if (!base_mix || !by_cost.contains(k.cost)) continue;
+        const auto b = base_mix->by_kind.find(k.counted);
+        by_cost[k.cost].baseline_calls = b == base_mix->by_kind.end() ? 0.0 : b->second / per_cost_call;
       }
       // Every call of a kind the table has no figure for: priced as the
       // null call, the cost of entering the kernel at all.
@@ -159,6 +168,14 @@ void predict_overheads(Analysis& a) {
       p.measured_low = o.added.ci95_low;
       p.measured_high = o.added.ci95_high;
       p.measured_significant = is_significant(o.verdict);
+      if (const Explanation* e = c.explanation_of(o.env))
+        for (const auto& cc : e->counters) {
+          if (!cc.unavailable.empty() || cc.runs < 2 || cc.baseline_runs < 2) continue;
+          const DifferenceEstimate seconds{cc.difference.difference * 1e-3, cc.difference.ci95_low * 1e-3,
+                                           cc.difference.ci95_high * 1e-3};
+          if (cc.counter == Counter::helpers_cpu_ms) p.helpers_cpu = seconds;
+          if (cc.counter == Counter::cpu_ms) p.worker_cpu = seconds;
+        }
       c.predictions.push_back(std::move(p));
     }
   }

@@ -82,10 +82,17 @@ std::string why_line(const CaseAnalysis& c, const Overhead& o, const std::string
     for (std::size_t i = 0; i < p.terms.size() && top.size() < 2; ++i)
       if (p.terms[i].added_seconds > 0)
         top.push_back(fmt::format("{} {:+.1f} ms", p.terms[i].kind, 1e3 * p.wall_seconds(p.terms[i])));
+    // Where the sandbox's helpers did the calls' extra work, the worker's
+    // own threads' extra CPU is the measured part the calls leave.
+    std::string rest;
+    if (p.disagrees()) {
+      rest = "; the rest is in no call they count";
+      if (p.helpers_at_work() && p.worker_cpu && p.worker_cpu->ci95_low > 0)
+        rest += fmt::format(" (the worker's own threads took {:+.1f} ms more CPU)", 1e3 * p.worker_cpu->difference);
+    }
     return fmt::format("{}: its system calls predict {:+.1f} of {:+.1f} ms per {} ({:.0f}%){}{}", o.env, 1e3 * p.seconds,
                        1e3 * p.measured_seconds, c.sample_noun_one(), 100 * p.share(),
-                       top.empty() ? "" : fmt::format(": {}", fmt::join(top, ", ")),
-                       p.disagrees() ? "; the rest is in no call they count" : "");
+                       top.empty() ? "" : fmt::format(": {}", fmt::join(top, ", ")), rest);
   }
   const Explanation* e = c.explanation_of(o.env);
   if (!e) return "";

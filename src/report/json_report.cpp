@@ -406,6 +406,8 @@ json predictions_json(const CaseAnalysis& c) {
     for (const auto& t : p.terms)
       terms.push_back({{"kind", t.kind},
                        {"calls", number(t.calls)},
+                       {"baseline_calls", t.baseline_calls ? number(*t.baseline_calls) : json(nullptr)},
+                       {"waiting_calls", Prediction::waiting_calls(t)},
                        {"added_cpu_seconds", number(t.added_seconds)},
                        {"added_cpu_seconds_ci95", {number(t.low), number(t.high)}}});
     predictions.push_back({{"env", p.env},
@@ -420,7 +422,9 @@ json predictions_json(const CaseAnalysis& c) {
                            {"measured_seconds", number(p.measured_seconds)},
                            {"measured_seconds_ci95", {number(p.measured_low), number(p.measured_high)}},
                            {"share", p.measured_significant ? number(p.share()) : json(nullptr)},
-                           {"disagrees", p.disagrees()}});
+                           {"disagrees", p.disagrees()},
+                           {"helpers_cpu_seconds", p.helpers_cpu ? difference_json(*p.helpers_cpu) : json(nullptr)},
+                           {"worker_cpu_seconds", p.worker_cpu ? difference_json(*p.worker_cpu) : json(nullptr)}});
   }
   return {{"operation_mixes", mixes}, {"predictions", predictions}};
 }

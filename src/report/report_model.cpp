@@ -243,6 +243,21 @@ std::string prediction_words(const Prediction& p, const std::string& baseline, c
       fmt::join(terms, "; "), 1e3 * p.cpu_seconds, p.busy_cpus, mix);
   if (p.faults_from_stubs)
     line += "; its page faults are those gVisor's stubs took, as the host's kernel counted them";
+  for (const auto& t : p.terms)
+    if (Prediction::waiting_calls(t))
+      line += fmt::format("; the yields are a waiting thread's: {} makes {:.0f} per {}, {} {:.0f}, so their number "
+                          "follows how long a thread waits, and their cost is wall time only where it takes a CPU "
+                          "from a thread at work",
+                          baseline, *t.baseline_calls, per, p.env, t.calls);
+  if (p.helpers_at_work())
+    line += fmt::format("; cross-check, read from outside: the runtime's helpers took {:+.1f} ms more CPU per {} "
+                        "(95% CI {:+.1f} .. {:+.1f}) against the prediction's {:+.1f} ms{}",
+                        1e3 * p.helpers_cpu->difference, per, 1e3 * p.helpers_cpu->ci95_low,
+                        1e3 * p.helpers_cpu->ci95_high, 1e3 * p.cpu_seconds,
+                        p.worker_cpu ? fmt::format(", and the worker's own threads {:+.1f} ms (95% CI {:+.1f} .. {:+.1f})",
+                                                   1e3 * p.worker_cpu->difference, 1e3 * p.worker_cpu->ci95_low,
+                                                   1e3 * p.worker_cpu->ci95_high)
+                                     : std::string());
   if (!p.faults_counted)
     line += "; page faults are not in it (the method that counted the calls does not see them)";
   if (p.disagrees())

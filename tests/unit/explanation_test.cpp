@@ -162,6 +162,35 @@ TEST(Explanation, MoreSystemTimeIsNamedWithItsRatio) {
   EXPECT_FALSE(find_cause(e, Cause::throttled));
 }
 
+TEST(Explanation, ASandboxWithoutTheSplitIsComparedByItsCPUSum) {
+  // gVisor: the worker's CPU is one sum read from outside, and its run-queue
+  // wait is unknown; the host has both. The sandbox's threads take 90 ms
+  // more CPU per batch over two busy threads: both sides then give CPU as a
+  // sum, and the host's run-queue wait is left out of the idle time too.
+  const auto base = launches(8, 80, 95, 60, 33, std::nullopt, 21);
+  auto sandbox = launches(8, 125, 140, 105, 0, std::nullopt, 22);
+  for (auto& l : sandbox) {
+    l.values.erase(Counter::user_ms);
+    l.values.erase(Counter::system_ms);
+    l.values.erase(Counter::run_queue_wait_ms);
+  }
+  const Overhead o = compare_figures("runsc", {walls(sandbox), {}}, {walls(base), {}}, ComparisonWording::overhead);
+  ASSERT_EQ(o.verdict, Verdict::slower);
+  const Explanation e = explain_overhead(o, sandbox, base, 2, 2);
+  ASSERT_EQ(e.status, ExplanationStatus::explained);
+  const CauseShare* cpu = find_cause(e, Cause::more_cpu);
+  ASSERT_TRUE(cpu);
+  EXPECT_TRUE(cpu->claimed);
+  EXPECT_NEAR(cpu->ms.difference, 90 / e.busy_threads, 4);
+  EXPECT_FALSE(find_cause(e, Cause::more_user_cpu));
+  EXPECT_FALSE(find_cause(e, Cause::run_queue_wait));
+  const CauseShare* idle = find_cause(e, Cause::fewer_busy_cpus);
+  ASSERT_TRUE(idle);
+  // Idle time on both sides without the host's run-queue wait: nearly none.
+  EXPECT_LT(std::abs(idle->ms.difference), 5);
+  EXPECT_THAT(explanation_words(e, "host"), HasSubstr("more CPU time for the worker's own code"));
+}
+
 TEST(Explanation, NothingMeasuredThatMovedIsSaidSo) {
   const auto base = launches(8, 100, 180, 10, 5, 0.0, 5);
   const auto slower = launches(8, 130, 180, 10, 5, 0.0, 6);

@@ -18,6 +18,7 @@
 #include "model/run_records.h"
 #include "orchestrator/call_counting.h"
 #include "report/answer.h"
+#include "report/report_model.h"
 #include "report/svg.h"
 
 namespace dlcbench {
@@ -54,8 +55,11 @@ json counts(const std::string& env, const std::string& id, int batches, double s
 
 // With `fault_kind`, the table has the fault kind (host 300 ns, +30 ns
 // elsewhere) and runsc's counts are its trace's with its stubs' page faults.
+// `runsc_mix`: runsc's own counts where they differ from the others'.
+// `accounting`: each training launch records its CPU (runsc's from outside,
+// with its helpers' CPU: 50 ms per batch more in the Sentry).
 Analysis predicted_run(const json& mix = {{"futex", 3000}, {"mmap", 200}}, double syscalls = 20000,
-                       bool fault_kind = false) {
+                       bool fault_kind = false, const json& runsc_mix = nullptr, bool accounting = false) {
   const std::string table = table_spec().id(), training = training_spec().id();
   json m = {{"plan",
              {{"baseline", "host"},
@@ -73,6 +77,15 @@ Analysis predicted_run(const json& mix = {{"futex", 3000}, {"mmap", 200}}, doubl
       r.push_back({{"type", "launch"}, {"env", env}, {"round", round}, {"case", table}, {"ok", true}});
       r.push_back({{"type", "sample"}, {"env", env}, {"round", round}, {"case", training}, {"phase", "measured"},
                    {"seconds", (env == "host" ? 0.100 : 0.101) * wobble}});
+      if (accounting) {
+        json record = {{"type", "accounting"}, {"env", env},  {"round", round}, {"case", training},
+                       {"phase", "measured"}, {"batches", 1},
+                       {"process", {{"user_seconds", 0.09 * wobble}, {"system_seconds", 0.01}}},
+                       {"outside", {{"helpers_cpu_seconds", env == "runsc" ? 0.05 * wobble : 0.0},
+                                    {"worker_cpu_seconds", env == "runsc" ? 0.13 * wobble : 0.1 * wobble}}}};
+        if (env == "runsc") record["sandbox_kernel"] = "gVisor";
+        r.push_back(record);
+      }
       r.push_back({{"type", "launch"}, {"env", env}, {"round", round}, {"case", training}, {"ok", true}});
     }
   // The table's own counting launch on the host: 10 operations, each 2,500
@@ -83,7 +96,7 @@ Analysis predicted_run(const json& mix = {{"futex", 3000}, {"mmap", 200}}, doubl
   r.push_back(counts("host", training, 10, syscalls, mix, 10000));
   r.push_back(counts("docker", training, 10, syscalls, mix, 10000));
   if (fault_kind) {
-    json traced = counts("runsc", training, 10, syscalls, mix, 0);
+    json traced = counts("runsc", training, 10, syscalls, runsc_mix.is_null() ? mix : runsc_mix, 0);
     traced.erase("page_faults");
     traced.erase("context_switches");
     traced["stub_page_faults"] = 12000;
@@ -230,6 +243,63 @@ TEST(Prediction, GvisorsCallsAreCountedFromItsTraceBetweenTheWorkersMarks) {
   // A trace without the closing mark counts nothing.
   std::istringstream cut(log.str().substr(0, log.str().find(kCountWindowClose)));
   EXPECT_FALSE(calls_in_strace_log(cut).has_value());
+}
+
+}  // namespace
+}  // namespace dlcbench
+
+namespace dlcbench {
+namespace {
+
+TEST(Prediction, ASpinWaitsYieldsAreNamedWithTheBaselinesCount) {
+  // OpenBLAS's waiting thread yields in a loop: the host makes 30,000 cheap
+  // yields per batch in its waits, the sandbox 1,000 dear ones in the same.
+  const json host_mix = {{"futex", 3000}, {"sched_yield", 300000}};
+  const json runsc_mix = {{"futex", 3000}, {"sched_yield", 10000}};
+  const Analysis a = predicted_run(host_mix, 400000, true, runsc_mix);
+  const CaseAnalysis& c = a.cases[1];
+  const auto runsc = std::find_if(c.predictions.begin(), c.predictions.end(),
+                                  [](const Prediction& p) { return p.env == "runsc"; });
+  ASSERT_NE(runsc, c.predictions.end());
+  ASSERT_EQ(runsc->mix_from, "runsc");
+  const auto yield = std::find_if(runsc->terms.begin(), runsc->terms.end(),
+                                  [](const PredictedTerm& t) { return t.kind == "yield"; });
+  ASSERT_NE(yield, runsc->terms.end());
+  EXPECT_NEAR(yield->calls, 1000, 1e-9);
+  ASSERT_TRUE(yield->baseline_calls.has_value());
+  EXPECT_NEAR(*yield->baseline_calls, 30000, 1e-9);
+  EXPECT_TRUE(Prediction::waiting_calls(*yield));
+  // docker's mix is the host's: the same count, no waiting thread named.
+  const auto docker = std::find_if(c.predictions.begin(), c.predictions.end(),
+                                   [](const Prediction& p) { return p.env == "docker"; });
+  ASSERT_NE(docker, c.predictions.end());
+  for (const auto& t : docker->terms) EXPECT_FALSE(Prediction::waiting_calls(t)) << t.kind;
+  // No accounting in this run: no cross-check is offered.
+  EXPECT_FALSE(runsc->helpers_at_work());
+}
+
+TEST(Prediction, TheHelpersCPUIsSetBesideThePredictionAsACrossCheck) {
+  const Analysis a = predicted_run({{"futex", 3000}, {"mmap", 200}}, 20000, true, nullptr, true);
+  const CaseAnalysis& c = a.cases[1];
+  for (const auto& p : c.predictions) {
+    ASSERT_TRUE(p.helpers_cpu.has_value()) << p.env;
+    ASSERT_TRUE(p.worker_cpu.has_value()) << p.env;
+    if (p.env == "runsc") {
+      EXPECT_TRUE(p.helpers_at_work());
+      EXPECT_NEAR(p.helpers_cpu->difference, 0.05, 0.002);
+      // gVisor's worker CPU is read from outside, the host's from its own
+      // accounting: 0.13 s against 0.10 s.
+      EXPECT_NEAR(p.worker_cpu->difference, 0.03, 0.002);
+      bool said = false;
+      for (const auto& l : comparison_lines(c, "host"))
+        for (const auto& d : l.details)
+          said = said || d.find("cross-check, read from outside: the runtime's helpers took +50.0 ms more CPU") !=
+                             std::string::npos;
+      EXPECT_TRUE(said);
+    } else {
+      EXPECT_FALSE(p.helpers_at_work()) << p.env;  // no helper computed more
+    }
+  }
 }
 
 }  // namespace
