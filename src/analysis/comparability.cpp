@@ -22,6 +22,15 @@ std::string value_at(const nlohmann::json& j, const std::string& pointer) {
   return v.is_string() ? v.get<std::string>() : v.dump();
 }
 
+// Null, or an object whose every value is null: the fact could not be read.
+bool unreadable(const nlohmann::json& j, const std::string& pointer) {
+  const nlohmann::json::json_pointer p(pointer);
+  if (!j.contains(p)) return false;  // an older fingerprint: compared as before
+  const auto& v = j.at(p);
+  if (v.is_null()) return true;
+  return v.is_object() && !v.empty() && std::all_of(v.begin(), v.end(), [](const nlohmann::json& x) { return x.is_null(); });
+}
+
 // "libfoo.so.1 1234, libbar.so 99" present in `a` and not in `b`; "none" if nothing.
 std::string only_in(const nlohmann::json& a, const nlohmann::json& b) {
   std::vector<std::string> out;
@@ -144,6 +153,8 @@ const std::vector<ComparedField>& compared_fields() {
     };
     for (auto field : isolation) {
       field.possible_cause = true;
+      field.null_is_unknown = field.pointer == "/isolation/speculation" || field.pointer == "/isolation/mitigations" ||
+                              field.pointer.rfind("/isolation/thp_", 0) == 0;
       f.push_back(std::move(field));
     }
     return f;
@@ -157,6 +168,7 @@ std::vector<Mismatch> compare_fingerprints(const nlohmann::json& baseline, const
   for (const auto& field : compared_fields()) {
     auto a = value_at(baseline, field.pointer), b = value_at(other, field.pointer);
     if (a == b) continue;
+    if (field.null_is_unknown && (unreadable(baseline, field.pointer) || unreadable(other, field.pointer))) continue;
     if (field.pointer == "/libraries/digest") {
       // Name the libraries that differ rather than two digests.
       const nlohmann::json::json_pointer files("/libraries/files");

@@ -20,6 +20,10 @@ struct ComparedField {
   // How the environment isolates the worker (/isolation/...): never blocking,
   // but named in reports as a possible cause of an overhead.
   bool possible_cause = false;
+  // Every kernel has it, so null (or an object of nulls) means the
+  // environment could not read it (gVisor shows no speculation controls, no
+  // vulnerabilities and no huge-page settings): unknown, not different.
+  bool null_is_unknown = false;
 };
 
 // How a report names a difference in isolation (Mismatch::possible_cause).

@@ -129,7 +129,7 @@ nlohmann::json count_calls_launch(const Plan& plan, const CaseSpec& spec, Schedu
     launch = command_launch_of(spec, plan.data);
     launch.count_pause = kCountPauseSeconds;
   } else if (spec.runs_in_probe()) {
-    launch = probe_work_launch(spec, kCountPauseSeconds);
+    launch = probe_work_launch(spec, options.worker_env, kCountPauseSeconds);
   } else {
     std::vector<std::string> args = spec.worker_args();
     args.insert(args.end(), {"--hold-samples", "--count-pause", fmt::format("{}", kCountPauseSeconds)});

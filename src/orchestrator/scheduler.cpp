@@ -153,7 +153,8 @@ LaunchOutcome run_worker(const Plan& plan, const CaseSpec& spec, ScheduledEnviro
   const bool loader = spec.workload == kLoaderWorkload;
   // The system-call table runs in the static probe (CaseSpec::runs_in_probe).
   const WorkerLaunch launch =
-      spec.runs_in_probe() ? probe_work_launch(spec) : worker_launch(plan, spec, std::move(args), options, instance);
+      spec.runs_in_probe() ? probe_work_launch(spec, options.worker_env)
+                           : worker_launch(plan, spec, std::move(args), options, instance);
   const LaunchCommand command = env.environment->command(launch, instance);
   const ProcessSpec process = command.process(plan.case_timeout_seconds, options.cancel);
   out.timeout_seconds = plan.case_timeout_seconds;

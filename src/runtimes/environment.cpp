@@ -80,9 +80,11 @@ std::filesystem::path command_rootfs(const std::string& environment, const std::
   return std::filesystem::absolute(rootfs);
 }
 
-WorkerLaunch probe_work_launch(const CaseSpec& spec, std::optional<double> count_pause) {
+WorkerLaunch probe_work_launch(const CaseSpec& spec, std::vector<std::pair<std::string, std::string>> env,
+                               std::optional<double> count_pause) {
   static const CommandSpec kNoCommand{};
   WorkerLaunch launch;
+  launch.env = std::move(env);
   launch.program = WorkerLaunch::Program::command;
   launch.command = &kNoCommand;
   launch.warmup = spec.warmup;
@@ -133,6 +135,10 @@ std::vector<std::string> probe_arguments(const WorkerLaunch& launch, const std::
 std::vector<std::pair<std::string, std::string>> command_variables(const WorkerLaunch& launch, const std::string& data,
                                                                    const std::string& workdir) {
   auto env = launch.command->env;
+  // The probe's own work gets the thread settings every worker gets, so
+  // that every environment's fingerprint shows the same (a user's command
+  // has none: launch.env is empty).
+  env.insert(env.end(), launch.env.begin(), launch.env.end());
   if (!data.empty()) env.emplace_back("DLCBENCH_DATA", data);
   if (!workdir.empty()) env.emplace_back("DLCBENCH_WORKDIR", workdir);
   return env;

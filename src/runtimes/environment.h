@@ -83,8 +83,10 @@ ServeRoute host_network_route();
 // and the measured rounds alike.
 WorkerLaunch command_launch_of(const CaseSpec& spec, const std::string& data);
 // A case the probe runs itself (CaseSpec::runs_in_probe: the system-call
-// table), with `count_pause` for its counting launch.
-WorkerLaunch probe_work_launch(const CaseSpec& spec, std::optional<double> count_pause = std::nullopt);
+// table), with the thread settings every worker gets (`env`) and
+// `count_pause` for its counting launch.
+WorkerLaunch probe_work_launch(const CaseSpec& spec, std::vector<std::pair<std::string, std::string>> env,
+                               std::optional<double> count_pause = std::nullopt);
 
 // Where a container sees dlcbench-probe (bound read-only over a file in the
 // container's /tmp, so nothing is written into the user's image or root

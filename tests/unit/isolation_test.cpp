@@ -264,6 +264,28 @@ TEST(IsolationComparability, EveryIsolationFieldIsAPossibleCauseWithAFix) {
   EXPECT_GE(isolation, 10);
 }
 
+TEST(IsolationComparability, AFactTheSandboxCannotReadIsUnknownNotDifferent) {
+  // gVisor shows no speculation controls, no vulnerabilities and no huge
+  // page settings: nulls there say nothing about the kernel's checks.
+  const json host = {{"isolation",
+                      {{"speculation", {{"store_bypass", "vulnerable"}, {"indirect_branch", "always enabled"}}},
+                       {"mitigations", {{"meltdown", "Not affected"}}},
+                       {"thp_enabled", "madvise"},
+                       {"user_namespace", nullptr}}}};
+  json sandbox = host;
+  sandbox["isolation"]["speculation"] = {{"store_bypass", nullptr}, {"indirect_branch", nullptr}};
+  sandbox["isolation"]["mitigations"] = nullptr;
+  sandbox["isolation"]["thp_enabled"] = nullptr;
+  EXPECT_TRUE(compare_fingerprints(host, sandbox).empty());
+  // A value read on both sides that differs is still named, and a user
+  // namespace against none (a null that means "none") too.
+  sandbox["isolation"]["speculation"] = {{"store_bypass", "thread force mitigated"}, {"indirect_branch", nullptr}};
+  sandbox["isolation"]["user_namespace"] = "user:[4026532500]";
+  std::vector<std::string> fields;
+  for (const auto& m : compare_fingerprints(host, sandbox)) fields.push_back(m.field);
+  EXPECT_THAT(fields, ::testing::UnorderedElementsAre("isolation/speculation", "isolation/user_namespace"));
+}
+
 TEST(IsolationComparability, OlderFingerprintsWithoutIsolationCompareAsBefore) {
   const json a = {{"blas", {{"core", "Zen"}}}};
   EXPECT_TRUE(compare_fingerprints(a, a).empty());
