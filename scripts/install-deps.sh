@@ -10,6 +10,9 @@ packages=(
   libdnnl-dev ocl-icd-opencl-dev
   libcli11-dev nlohmann-json3-dev libfmt-dev libssl-dev libboost-math-dev
   libgtest-dev libgmock-dev
+  # The results store: SQLite by default, a PostgreSQL server through libpq;
+  # the store's tests start a real PostgreSQL on a temporary folder and port.
+  libsqlite3-dev libpq-dev postgresql
   # scripts/gpu-bundle.sh packs OpenBLAS's static library with the Fortran run
   # time it needs; scripts/gpu-rehearsal.sh makes its stand-in machine's root
   # file system with debootstrap.

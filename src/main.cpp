@@ -18,6 +18,9 @@ int main(int argc, char** argv) {
   add_list_command(app, exit_code);
   add_report_command(app, exit_code);
   add_compare_command(app, exit_code);
+  add_store_command(app, exit_code);
+  add_history_command(app, exit_code);
+  add_gate_command(app, exit_code);
   add_doctor_command(app, exit_code);
   add_slurm_node_command(app, exit_code);
   add_slurm_allreduce_command(app, exit_code);

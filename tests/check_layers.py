@@ -24,13 +24,14 @@ PARTS = {  # folder (or file) under src/ -> part
     "cli": "Cli", "main.cpp": "Cli", "cluster": "Cluster", "mpi": "Cluster", "orchestrator": "Orchestrator",
     "report": "Report", "runtimes": "Runtimes", "analysis": "Analysis", "workloads": "Workloads",
     "backends": "Backends", "gpu": "Gpu", "data": "Data", "probe": "Probe", "noop": "Probe", "core": "Core",
-    "model": "Model",
+    "model": "Model", "store": "Store",
 }
 
 ALLOWED = {  # (from, to): label ("" = from any file of the part)
     ("Cli", "Orchestrator"): "", ("Cli", "Cluster"): "", ("Cli", "Report"): "", ("Cli", "Analysis"): "",
     ("Cli", "Workloads"): "", ("Cli", "Model"): "", ("Cli", "Core"): "", ("Cli", "Data"): "", ("Cli", "Gpu"): "",
-    ("Cli", "Runtimes"): "doctor", ("Cli", "Backends"): "worker",
+    ("Cli", "Runtimes"): "doctor", ("Cli", "Backends"): "worker", ("Cli", "Store"): "",
+    ("Store", "Analysis"): "", ("Store", "Model"): "", ("Store", "Core"): "",
     ("Cluster", "Orchestrator"): "", ("Cluster", "Runtimes"): "", ("Cluster", "Model"): "", ("Cluster", "Core"): "",
     ("Cluster", "Analysis"): "", ("Cluster", "Report"): "",
     ("Orchestrator", "Runtimes"): "", ("Orchestrator", "Analysis"): "", ("Orchestrator", "Model"): "",

@@ -68,6 +68,35 @@ double Headline::change_high() const {
   return bounded() ? figure_change(terms.rate ? time_low : time_high, terms) : kNoValue;
 }
 
+const char* verdict_name(Verdict v) {
+  switch (v) {
+    case Verdict::too_few_runs: return "too few runs";
+    case Verdict::slower: return "slower";
+    case Verdict::faster: return "faster";
+    case Verdict::equivalent: return "equivalent";
+    case Verdict::inconclusive: return "inconclusive";
+  }
+  return "";
+}
+
+std::optional<Verdict> verdict_from_name(std::string_view name) {
+  for (Verdict v : {Verdict::too_few_runs, Verdict::slower, Verdict::faster, Verdict::equivalent, Verdict::inconclusive})
+    if (name == verdict_name(v)) return v;
+  return std::nullopt;
+}
+
+std::optional<Headline::Basis> headline_basis_from_name(std::string_view name) {
+  for (auto b : {Headline::Basis::robust, Headline::Basis::means, Headline::Basis::none})
+    if (name == headline_basis_name(b)) return b;
+  return std::nullopt;
+}
+
+std::optional<Headline::Form> headline_form_from_name(std::string_view name) {
+  for (auto f : {Headline::Form::change, Headline::Form::time_added})
+    if (name == headline_form_name(f)) return f;
+  return std::nullopt;
+}
+
 const char* headline_basis_name(Headline::Basis basis) {
   switch (basis) {
     case Headline::Basis::robust: return "robust";

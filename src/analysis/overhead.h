@@ -5,8 +5,10 @@
 
 #include <cstddef>
 #include <limits>
+#include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "analysis/comparability.h"
@@ -26,6 +28,10 @@ enum class Verdict {
   equivalent,    // neither, and both intervals (robust and mean) lie within +-margin
   inconclusive,  // neither: no measurable overhead, but the intervals reach beyond the margin
 };
+// "too few runs", "slower", "faster", "equivalent", "inconclusive": the JSON
+// report's and the results store's name; and back (nullopt for other text).
+const char* verdict_name(Verdict v);
+std::optional<Verdict> verdict_from_name(std::string_view name);
 
 // The verdict's estimate of the ratio subject / baseline. Within a run,
 // where both environments ran in the same rounds, it is paired by round:
@@ -122,6 +128,9 @@ struct Headline {
 };
 const char* headline_basis_name(Headline::Basis basis);  // "robust", "means", "none"
 const char* headline_form_name(Headline::Form form);     // "change", "time_added"
+// The names back (a stored run's); nullopt for any other text.
+std::optional<Headline::Basis> headline_basis_from_name(std::string_view name);
+std::optional<Headline::Form> headline_form_from_name(std::string_view name);
 // A time figure whose ratio to the baseline is beyond this (either way) is
 // said as the time added: at 10x a share reads "+900%", which says less than
 // the milliseconds.

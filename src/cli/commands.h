@@ -22,6 +22,9 @@ void add_run_command(CLI::App& app, int& exit_code);
 void add_explain_command(CLI::App& app, int& exit_code);    // a run with variants
 void add_calibrate_command(CLI::App& app, int& exit_code);  // an A/A run
 void add_compare_command(CLI::App& app, int& exit_code);    // two runs' reports side by side
+void add_store_command(CLI::App& app, int& exit_code);      // the results store: add, list
+void add_history_command(CLI::App& app, int& exit_code);    // the stored overheads over time
+void add_gate_command(CLI::App& app, int& exit_code);       // pass or fail a run for CI
 void add_data_command(CLI::App& app, int& exit_code);
 void add_list_command(CLI::App& app, int& exit_code);
 void add_report_command(CLI::App& app, int& exit_code);

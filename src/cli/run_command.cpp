@@ -14,6 +14,7 @@
 
 #include "analysis/analysis.h"
 #include "cli/commands.h"
+#include "cli/store_recording.h"
 #include "cluster/allreduce_run.h"
 #include "cluster/cluster_run.h"
 #include "cluster/slurm.h"
@@ -27,6 +28,7 @@
 #include "orchestrator/run_session.h"
 #include "orchestrator/wall_time_estimate.h"
 #include "report/console.h"
+#include "store/store_location.h"
 
 namespace fs = std::filesystem;
 
@@ -109,7 +111,8 @@ void print_plan(const Plan& plan) {
 }
 
 // `run --slurm`: the plan checked here, measured by every node's own run.
-int run_on_slurm(const RunOptions& o, const Plan& plan, const std::vector<std::string>& command_line) {
+int run_on_slurm(const RunOptions& o, const Plan& plan, const std::vector<std::string>& command_line,
+                 const std::optional<StoreLocation>& store) {
   ClusterRunStart start;
   start.request = o.slurm;
   // Checked when parsed (add_cluster_options).
@@ -135,12 +138,15 @@ int run_on_slurm(const RunOptions& o, const Plan& plan, const std::vector<std::s
   }
   std::string run_id = o.run_id;
   const fs::path dir = create_run_folder(o.out, run_id, o.run_id);
-  return run_cluster(start, dir, run_id);
+  const int rc = run_cluster(start, dir, run_id);
+  // Only this process, which submitted the run, writes the store.
+  if (store && rc != kExitInterrupted && !add_cluster_to_store(*store, dir) && rc == kExitOk) return kExitFailure;
+  return rc;
 }
 
 // The report, computed from the files exactly as `dlcbench report` does,
 // and the run's exit code.
-int report_run(const SessionEnd& end, bool verbose) {
+int report_run(const SessionEnd& end, bool verbose, const std::optional<StoreLocation>& store) {
   switch (end.stop) {
     case SessionEnd::Stop::not_prepared: return kExitFailure;
     case SessionEnd::Stop::not_comparable: return kExitNotComparable;
@@ -149,10 +155,27 @@ int report_run(const SessionEnd& end, bool verbose) {
   }
   const fs::path& dir = end.dir;
   const auto content = read_results(dir / "results.jsonl");
-  const Analysis analysis = analyze(read_manifest(dir / "manifest.json"), content.records);
+  const Manifest manifest = read_manifest(dir / "manifest.json");
+  const Analysis analysis = analyze(manifest, content.records);
   std::cout << (verbose ? render_console(analysis)
                         : render_answer(analysis, fmt::format("dlcbench report {} --details", dir.string())));
   std::cout << fmt::format("\nresults: {}\n", dir.string());
+  // A completed run goes into the results store too; a store that fails
+  // loses nothing (the folder is the record) but is an error all the same.
+  bool store_failed = false;
+  const bool completed =
+      manifest.status == RunStatus::completed || manifest.status == RunStatus::completed_with_failures;
+  if (store && completed && !end.interrupted) {
+    const StoreOutcome stored = add_to_store(*store, manifest, content, analysis, dir);
+    if (stored.stored) {
+      std::cout << fmt::format("stored in {}\n", stored.description);
+    } else {
+      std::cerr << fmt::format("error: {}; the run's folder {} is complete: `dlcbench store add {}` adds it once the "
+                               "store is mended\n",
+                               stored.error, dir.string(), dir.string());
+      store_failed = true;
+    }
+  }
   if (end.interrupted) {
     std::cerr << "interrupted: the samples measured so far are in " << (dir / "results.jsonl").string()
               << "; the manifest records the run as interrupted; `dlcbench run --resume " << dir.string()
@@ -164,27 +187,32 @@ int report_run(const SessionEnd& end, bool verbose) {
                  "settings that differ, then run again\n";
     return kExitNotComparable;
   }
-  return (end.environment_missing || end.failed_launches) ? kExitFailure : kExitOk;
+  return (end.environment_missing || end.failed_launches || store_failed) ? kExitFailure : kExitOk;
 }
 
 int run(const RunOptions& o, const std::vector<std::string>& command_line) {
   const RunRequest request = run_request(o, command_line);
   const PlannedRun planned = plan_run(request);
+  const auto store = store_location(o.store, o.no_store);  // bad input is said before anything runs
   if (request.dry_run) {
     print_plan(planned.plan);
     const std::filesystem::path earlier = earlier_runs_folder(request);
     std::cout << "estimate: " << estimate_words(estimate_wall_time(planned.plan, earlier), earlier) << "\n";
     return kExitOk;
   }
-  if (request.on_slurm) return run_on_slurm(o, planned.plan, command_line);
-  return report_run(run_new_session(request, planned, g_interrupted), o.verbose);
+  if (request.on_slurm) return run_on_slurm(o, planned.plan, command_line, store);
+  return report_run(run_new_session(request, planned, g_interrupted), o.verbose, store);
 }
 
 int resume(const RunOptions& o, const CLI::App* cmd) {
   const ResumeRequest request = resume_request(o, cmd, invocation());
-  if (is_cluster_run(request.dir))
-    return resume_cluster(request.dir, fs::read_symlink("/proc/self/exe"), &g_interrupted);
-  return report_run(resume_run(request, g_interrupted), o.verbose);
+  const auto store = store_location(o.store, o.no_store);
+  if (is_cluster_run(request.dir)) {
+    const int rc = resume_cluster(request.dir, fs::read_symlink("/proc/self/exe"), &g_interrupted);
+    if (store && rc != kExitInterrupted && !add_cluster_to_store(*store, request.dir) && rc == kExitOk) return kExitFailure;
+    return rc;
+  }
+  return report_run(resume_run(request, g_interrupted), o.verbose, store);
 }
 
 }  // namespace

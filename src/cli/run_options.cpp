@@ -115,7 +115,7 @@ CommandSpec command_spec(const RunOptions& o) {
 // earlier ones did. Only these may be given with it.
 bool allowed_with_resume(const std::string& flag) {
   return flag == "--resume" || flag == "--keep-images" || flag == "--keep-going" || flag == "--help" ||
-         flag == "--take-turns" || flag == "--verbose" ||
+         flag == "--take-turns" || flag == "--verbose" || flag == "--store" || flag == "--no-store" ||
          flag == "--cgroup-parent";
 }
 
@@ -241,6 +241,11 @@ void add_control_options(CLI::App* cmd, RunOptions& o) {
   cmd->add_flag("--verbose", o.verbose,
                 "Print the full report at the end (every statistic, comparison, counter and note, as `dlcbench "
                 "report DIR --details`) instead of the answer alone");
+  cmd->add_option("--store", o.store,
+                  "The results store the run is added to at its end: a SQLite file or a postgresql:// URL (default: "
+                  "DLCBENCH_STORE, else ~/.local/share/dlcbench/store.sqlite)")
+      ->check(not_empty("a SQLite file path or a postgresql:// URL"));
+  cmd->add_flag("--no-store", o.no_store, "Add the run to no results store (its folder is written as always)");
   cmd->add_option("--resume", o.resume,
                   "Continue the run in this folder (results/<run-id>): measure only the launches it lacks, with its "
                   "recorded plan, and append to its files; give no other option but --keep-images")

@@ -48,6 +48,10 @@ struct RunOptions {
   std::string resume;    // a run folder to continue; empty: a new run
   bool dry_run = false;  // check and print the plan, launch nothing
   bool verbose = false;  // the full report on the console, not the answer alone
+  // The results store the run is added to at its end (store/store_location.h):
+  // a SQLite path or a postgresql:// URL; empty: DLCBENCH_STORE or the default.
+  std::string store;
+  bool no_store = false;
   // `dlcbench explain ENV`: the environment explained and the features to
   // change one at a time (empty: every one that applies).
   std::string explain;

@@ -54,6 +54,7 @@ std::string runtime_program(const std::string& environment) {
 EnvironmentRequest parse_environment_request(const std::string& label) {
   EnvironmentRequest r;
   r.text = label;
+  r.written = label;
   const std::string text = without_copy_suffix(label);
   const auto colon = text.find(':');
   r.name = text.substr(0, colon);
@@ -75,6 +76,18 @@ EnvironmentRequest parse_environment_request(const std::string& label) {
       r.options[key] = item.substr(eq + 1);
       last_key = key;
     }
+  }
+  // label=NAME names the environment in results; it changes nothing run.
+  if (const auto named = r.options.find("label"); named != r.options.end()) {
+    const std::string& name = named->second;
+    if (name.empty() || name.size() > 64 || !std::isalpha(static_cast<unsigned char>(name[0])) ||
+        name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") != std::string::npos)
+      throw UsageError(fmt::format("label={} in '{}': give a name of letters, digits, '.', '_' and '-' (up to 64, "
+                                   "starting with a letter), e.g. label=prod",
+                                   name, text));
+    const std::string copy = label.substr(without_copy_suffix(label).size());  // "#2" or ""
+    r.text = name + copy;
+    r.options.erase(named);
   }
   return with_options_parsed(std::move(r));
 }
@@ -129,6 +142,10 @@ std::vector<EnvironmentRequest> parse_environment_list(const std::string& text) 
                                    "again instead",
                                    g));
     requests.push_back(parse_environment_request(copies ? fmt::format("{}#{}", g, copies + 1) : g));
+    for (std::size_t i = 0; i + 1 < requests.size(); ++i)
+      if (requests[i].text == requests.back().text)
+        throw UsageError(fmt::format("'{}' and '{}' are both labelled {}: give each environment its own label",
+                                     requests[i].written, requests.back().written, requests.back().text));
   }
   return requests;
 }

@@ -19,14 +19,21 @@ struct EnvironmentRequest {
   // As written, key by key: what the label says, and what tells a difference
   // asked for (fields_changed_by).
   std::map<std::string, std::string> options;
-  std::string text;  // as the user wrote it; the environment's label in results
+  // The environment's label in results: as the user wrote it, or the name
+  // its `label=NAME` option gives ("docker:cpus=1.5,label=prod" is "prod"),
+  // so that a series keeps its name when its options change.
+  std::string text;
+  // As the user wrote it, which parses back to this request (the manifest
+  // records it where it differs from the label).
+  std::string written;
   ContainerOptions container;  // `options` parsed and checked, as the runtimes take them
 };
 // The request with one more option (--image for docker and podman), parsed
 // and checked as if it had been written in the label; the label stays.
 EnvironmentRequest with_container_option(EnvironmentRequest request, const std::string& key, const std::string& value);
 // Throws UsageError naming the valid environments or options. A "#N"
-// suffix (a repeat's label) is kept in `text` and ignored otherwise.
+// suffix (a repeat's label) is kept in `text` and ignored otherwise; the
+// option label=NAME (letters, digits, '.', '_', '-') is the label.
 EnvironmentRequest parse_environment_request(const std::string& text);
 // The label without its copy number: "host#2" (the second of `--envs
 // host,host`) is "host"; a label without one is itself.

@@ -52,7 +52,10 @@ std::vector<std::vector<std::size_t>> round_orders(std::size_t environments, int
 RecordedPlan record_of(const Plan& p) {
   RecordedPlan r;
   for (const auto& c : p.cases) r.cases.push_back({.id = c.id(), .workload = c.workload, .spec = c});
-  for (const auto& e : p.environments) r.environments.push_back(e.text);
+  for (const auto& e : p.environments) {
+    r.environments.push_back(e.text);
+    if (!e.written.empty() && e.written != e.text) r.written[e.text] = e.written;
+  }
   r.runs = p.runs;
   r.until_cv = p.until_cv;
   r.precision = p.precision;
@@ -68,7 +71,7 @@ RecordedPlan record_of(const Plan& p) {
   r.allow_mismatch = p.allow_mismatch;
   // Written at plan time, so the analysis needs no knowledge of the runtimes'
   // options to tell a difference asked for from one nobody asked for.
-  r.requested_fields = requested_fields_of(r.environments);
+  r.requested_fields = requested_fields_of(r);
   r.ablation = p.ablation;
   return r;
 }
@@ -85,7 +88,7 @@ Plan plan_to_resume(const RecordedPlan& r) {
     p.cases.push_back(c.spec);
   }
   try {
-    for (const auto& label : r.environments) p.environments.push_back(parse_environment_request(label));
+    for (const auto& label : r.environments) p.environments.push_back(parse_environment_request(r.written_as(label)));
   } catch (const UsageError& e) {
     throw std::runtime_error(fmt::format("the manifest's plan is not valid for this dlcbench: {}", e.what()));
   }

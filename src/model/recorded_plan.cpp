@@ -114,6 +114,7 @@ void to_json(json& j, const RecordedPlan& p) {
     j["cases"].push_back(std::move(recorded));
   }
   j["environments"] = p.environments;
+  if (!p.written.empty()) j["environments_written"] = p.written;
   if (p.runs) j["runs"] = *p.runs;
   j["until_cv"] = p.until_cv;
   j["precision"] = p.precision;
@@ -136,6 +137,13 @@ RecordedPlan read_recorded_plan(const json& plan) {
   RecordedPlan p;
   p.cases = cases_field(plan);
   p.environments = labels_field(plan);
+  if (const auto written = plan.find("environments_written"); written != plan.end()) {
+    if (!written->is_object()) wrong_type(kPlanField + "environments_written", *written, "an object of texts");
+    for (const auto& [label, text] : written->items()) {
+      if (!text.is_string()) wrong_type(kPlanField + "environments_written." + label, text, "an environment as written");
+      p.written[label] = text.get<std::string>();
+    }
+  }
   read_limits(plan, p);
   p.calibration = bool_field(plan, "calibration", false, kPlanField);
   p.hold_samples = bool_field(plan, "hold_samples", false, kPlanField);
@@ -146,7 +154,7 @@ RecordedPlan read_recorded_plan(const json& plan) {
   if (plan.contains("data")) p.data = string_field(plan, "data", "", kPlanField);
   p.baseline = string_field(plan, "baseline", "host", kPlanField);
   p.allow_mismatch = bool_field(plan, "allow_mismatch", false, kPlanField);
-  p.requested_fields = requested_fields_field(plan).value_or(requested_fields_of(p.environments));
+  p.requested_fields = requested_fields_field(plan).value_or(requested_fields_of(p));
   if (const auto ablation = plan.find("ablation"); ablation != plan.end()) {
     try {
       p.ablation = ablation->get<AblationPlan>();
@@ -155,6 +163,15 @@ RecordedPlan read_recorded_plan(const json& plan) {
     }
   }
   return p;
+}
+
+RequestedFields requested_fields_of(const RecordedPlan& plan) {
+  RequestedFields fields;
+  for (const auto& label : plan.environments) {
+    const auto one = requested_fields_of(std::vector<std::string>{plan.written_as(label)});
+    fields[label] = one.empty() ? std::vector<std::string>{} : one.begin()->second;
+  }
+  return fields;
 }
 
 RequestedFields requested_fields_of(const std::vector<std::string>& labels) {

@@ -38,6 +38,15 @@ using RequestedFields = std::map<std::string, std::vector<std::string>>;
 struct RecordedPlan {
   std::vector<PlannedCase> cases;
   std::vector<std::string> environments;  // labels, "#2" suffixes included, in the plan's order
+  // Per label given by a label=NAME option, the environment as written
+  // ("docker:cpus=1.5,label=prod"): what a resume parses. Others are their
+  // label.
+  std::map<std::string, std::string> written;
+  // The environment as written for `label`.
+  const std::string& written_as(const std::string& label) const {
+    const auto it = written.find(label);
+    return it == written.end() ? label : it->second;
+  }
   std::optional<int> runs;                // --runs (rounds); unset: not recorded
   int max_runs = 0;
   double until_cv = 0;
@@ -65,5 +74,7 @@ RecordedPlan read_recorded_plan(const nlohmann::json& plan);
 // (model/container_options.h: fields_changed_by), by label; a label this
 // version no longer parses changes none.
 RequestedFields requested_fields_of(const std::vector<std::string>& labels);
+// The same for a plan's environments, each parsed as written.
+RequestedFields requested_fields_of(const RecordedPlan& plan);
 
 }  // namespace dlcbench

@@ -114,17 +114,6 @@ const char* interval_name(RatioInterval kind) {
   return "";
 }
 
-const char* verdict_name(Verdict v) {
-  switch (v) {
-    case Verdict::too_few_runs: return "too few runs";
-    case Verdict::slower: return "slower";
-    case Verdict::faster: return "faster";
-    case Verdict::equivalent: return "equivalent";
-    case Verdict::inconclusive: return "inconclusive";
-  }
-  return "";
-}
-
 }  // namespace
 
 nlohmann::json overhead_json(const Overhead& o) {

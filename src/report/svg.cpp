@@ -993,4 +993,68 @@ std::string svg_prediction_chart(const CaseAnalysis& c, const std::string& id, c
   return out + "</g>\n</svg>\n";
 }
 
+std::string svg_trend_chart(const SeriesHistory& s, const std::string& id) {
+  const auto& entries = s.series.entries;
+  if (entries.empty()) return "";
+  // Overheads in percent, or the ratio where the runs say the time added.
+  const bool ratio_form = entries.front().headline.form == Headline::Form::time_added;
+  const auto value = [&](double time_ratio) {
+    Headline h = entries.front().headline;
+    h.time_ratio = time_ratio;
+    return ratio_form ? time_ratio : 100 * h.change();
+  };
+  double lo = ratio_form ? 1 : 0, hi = lo;
+  for (const auto& e : entries) {
+    for (double r : {e.headline.time_ratio, e.headline.time_low, e.headline.time_high})
+      if (std::isfinite(r) && r > 0) {
+        lo = std::min(lo, value(r));
+        hi = std::max(hi, value(r));
+      }
+  }
+  const Ticks ticks = linear_ticks(lo, hi, 5, true);
+  constexpr double kLeft = 64, kTop = 16, kPlotHeight = 180, kStep = 56;
+  const double width = kLeft + kStep * static_cast<double>(entries.size()) + 24;
+  const double height = kTop + kPlotHeight + 48;
+  const Scale y{lo, hi, kTop + kPlotHeight, kTop};
+  const auto x = [&](std::size_t i) { return kLeft + kStep * (static_cast<double>(i) + 0.5); };
+  std::string out = svg_open("trend", id, width, height,
+                             fmt::format("{} {} against {}: overhead per run", s.series.case_id, s.series.env,
+                                         s.series.baseline));
+  y_axis(out, y, ticks, kLeft, width - 16, ratio_form ? "time ratio" : "overhead (%)");
+  // Change points first, under the runs.
+  for (const auto& st : s.steps) {
+    if (!st.flagged) continue;
+    const double at = (x(st.to - 1) + x(st.to)) / 2;
+    out += fmt::format("<line class=\"{}\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"{}\" "
+                       "stroke-dasharray=\"4 3\"/><text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n",
+                       st.transient ? "transient" : "change", px(at), px(kTop), px(at), px(kTop + kPlotHeight),
+                       kFills[2], px(at), px(kTop + 10), st.transient ? "off" : "change");
+  }
+  std::string line;
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    const auto& h = entries[i].headline;
+    if (!std::isfinite(h.time_ratio) || h.time_ratio <= 0) continue;
+    line += fmt::format("{}{},{}", line.empty() ? "" : " ", px(x(i)), px(y(value(h.time_ratio))));
+  }
+  out += fmt::format("<polyline points=\"{}\" fill=\"none\" stroke=\"{}\"/>\n", line, kFills[0]);
+  out += "<g class=\"runs\">\n";
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    const auto& e = entries[i];
+    const auto& h = e.headline;
+    if (!std::isfinite(h.time_ratio) || h.time_ratio <= 0) continue;
+    if (h.bounded())
+      out += fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\" stroke=\"{3}\"/>", px(x(i)),
+                         px(y(value(h.time_low))), px(y(value(h.time_high))), kInk);
+    out += fmt::format("<circle cx=\"{}\" cy=\"{}\" r=\"4\" fill=\"{}\" stroke=\"{}\"><title>{}: {}</title></circle>\n",
+                       px(x(i)), px(y(value(h.time_ratio))), e.calibration ? "#ffffff" : kFills[0], kInk,
+                       html_escape(e.run_id), html_escape(e.ended_at));
+    out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n", px(x(i)),
+                       px(kTop + kPlotHeight + 16), i + 1);
+  }
+  out += fmt::format("</g>\n<text class=\"axis-title\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">run, oldest "
+                     "first</text>\n",
+                     px(kLeft + kStep * static_cast<double>(entries.size()) / 2), px(kTop + kPlotHeight + 36));
+  return out + "</svg>\n";
+}
+
 }  // namespace dlcbench

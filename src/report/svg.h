@@ -11,6 +11,7 @@
 #include <string>
 
 #include "analysis/analysis.h"
+#include "analysis/history.h"
 #include "report/answer.h"
 #include "report/report_model.h"
 
@@ -37,6 +38,11 @@ std::string svg_answer_chart(const AnswerCase& c, const std::string& id);
 // as "other calls") with its interval, and what it leaves of the measured
 // one, outlined as "unexplained". "" without predictions.
 std::string svg_prediction_chart(const CaseAnalysis& c, const std::string& id, const std::string& per);
+
+// One history series (analysis/history.h): each run's overhead with its 95%
+// interval as a whisker, oldest first and joined by a line, and a dashed mark
+// where a change point (or a run that was off) starts.
+std::string svg_trend_chart(const SeriesHistory& s, const std::string& id);
 
 // Text for HTML (and inline SVG) content and attribute values: & < > " ' escaped.
 std::string html_escape(const std::string& text);

@@ -9,6 +9,8 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <thread>
@@ -42,6 +44,30 @@ std::vector<std::string> with_fixed_rounds(std::vector<std::string> args) {
   args.insert(args.begin() + static_cast<std::ptrdiff_t>(options), {"--max-runs", runs});
   return args;
 }
+
+// Every dlcbench a test starts adds its runs to a results store of this
+// test process's own, removed at its end: never the user's. A store set
+// by whoever runs the tests (DLCBENCH_STORE) is kept as given.
+class TestStore {
+ public:
+  TestStore() {
+    if (std::getenv("DLCBENCH_STORE")) return;
+    std::string tmpl = (std::filesystem::temp_directory_path() / "dlcbench-test-store-XXXXXX").string();
+    if (!::mkdtemp(tmpl.data())) return;
+    dir_ = tmpl;
+    ::setenv("DLCBENCH_STORE", (dir_ / "store.sqlite").c_str(), 1);
+  }
+  ~TestStore() {
+    std::error_code ec;
+    if (!dir_.empty()) std::filesystem::remove_all(dir_, ec);
+  }
+  TestStore(const TestStore&) = delete;
+  TestStore& operator=(const TestStore&) = delete;
+
+ private:
+  std::filesystem::path dir_;
+};
+const TestStore g_test_store;
 }  // namespace
 
 BusyCpus::BusyCpus() {
