@@ -8,7 +8,10 @@
 // beyond what one run's interval says, so the difference's variance also
 // has twice a between-run variance (tau^2), estimated robustly from the
 // series' own neighbouring differences (the median, so that one change does
-// not hide itself), or from every series together where one is too short.
+// not hide itself), or from every series together where one is too short;
+// being estimated from few, it is tested with Student's t on
+// Welch-Satterthwaite's degrees of freedom (the runs' own intervals count as
+// known).
 // The tests of the whole history (cases x environments x entries) are held
 // to a family-wise false-alarm rate of alpha by Holm's method: flaky alarms,
 // the complaint about fixed bands, are what it rules out.

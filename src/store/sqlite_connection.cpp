@@ -3,9 +3,11 @@
 #include <sqlite3.h>
 
 #include <array>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -63,6 +65,15 @@ std::uint32_t big_endian(const unsigned char* p, int bytes) {
 // pages its header counts (SQLite reads missing pages of a truncated file
 // as a damaged b-tree only when it reaches them).
 void check_header(const fs::path& path) {
+  // With a write-ahead log beside it, another process has the store open:
+  // its checkpoint may have written page 1's new size before the pages, so
+  // the file may be shorter than its header for a moment, and a damaged
+  // page is SQLite's to find.
+  const auto wal_in_use = [&] {
+    std::error_code wal_ec;
+    return fs::exists(path.string() + "-wal", wal_ec);
+  };
+  if (wal_in_use()) return;
   std::error_code ec;
   const auto size = fs::file_size(path, ec);
   if (ec || size == 0) return;  // new, or empty: SQLite makes it a database
@@ -78,7 +89,7 @@ void check_header(const fs::path& path) {
   // The page count is valid where the change counter and the version that
   // wrote it agree (SQLite's own rule).
   const bool count_valid = big_endian(&h[24], 4) == big_endian(&h[92], 4) && pages > 0;
-  if (count_valid && static_cast<std::uintmax_t>(page) * pages > size)
+  if (count_valid && static_cast<std::uintmax_t>(page) * pages > size && !wal_in_use())
     throw StoreError(fix_for(SQLITE_CORRUPT, path.string(),
                              fmt::format("the file has {} bytes where its header counts {} pages of {} bytes: it was "
                                          "truncated",
@@ -109,7 +120,10 @@ class SqliteConnection final : public SqlConnection {
     try {
       query("PRAGMA foreign_keys = ON", {});
       // WAL needs shared memory between the processes: a local disk only.
-      const auto mode = query(network_fs_.empty() ? "PRAGMA journal_mode = WAL" : "PRAGMA journal_mode = DELETE", {});
+      // Changing the journal takes the file for a moment, without the busy
+      // handler: a store another process is opening too answers "busy".
+      const std::string journal = network_fs_.empty() ? "PRAGMA journal_mode = WAL" : "PRAGMA journal_mode = DELETE";
+      const auto mode = while_busy([&] { return query(journal, {}); });
       journal_ = mode.empty() ? "" : text_of(mode[0][0]);
       query("PRAGMA synchronous = NORMAL", {});
     } catch (...) {
@@ -127,7 +141,7 @@ class SqliteConnection final : public SqlConnection {
   std::vector<SqlRow> query(const std::string& sql, const std::vector<SqlValue>& params) override {
     sqlite3_stmt* st = nullptr;
     int rc = sqlite3_prepare_v2(db_, sql.c_str(), static_cast<int>(sql.size()), &st, nullptr);
-    if (rc != SQLITE_OK) throw StoreError(fix_for(rc, path_, sqlite3_errmsg(db_)));
+    if (rc != SQLITE_OK) fail(rc);
     struct Finalize {
       sqlite3_stmt* s;
       ~Finalize() { sqlite3_finalize(s); }
@@ -144,7 +158,7 @@ class SqliteConnection final : public SqlConnection {
       } else {
         rc = sqlite3_bind_null(st, at);  // NULL, and a NaN or infinite double
       }
-      if (rc != SQLITE_OK) throw StoreError(fix_for(rc, path_, sqlite3_errmsg(db_)));
+      if (rc != SQLITE_OK) fail(rc);
     }
     std::vector<SqlRow> rows;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -162,14 +176,33 @@ class SqliteConnection final : public SqlConnection {
       }
       rows.push_back(std::move(row));
     }
-    if (rc != SQLITE_DONE) throw StoreError(fix_for(rc, path_, sqlite3_errmsg(db_)));
+    if (rc != SQLITE_DONE) fail(rc);
     return rows;
   }
 
-  void begin_write() override { query("BEGIN IMMEDIATE", {}); }
+  void begin_write() override {
+    while_busy([&] { return query("BEGIN IMMEDIATE", {}); });
+  }
   void commit() override { query("COMMIT", {}); }
   void rollback() noexcept override {
     if (db_ && !sqlite3_get_autocommit(db_)) sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+  }
+
+  // Runs `f` again while the store answers "busy" (the busy handler covers
+  // most waits, not a journal change or a lock another opening holds),
+  // until the same time a writer waits for another's transaction.
+  template <class F>
+  auto while_busy(F f) -> decltype(f()) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(kBusyTimeoutMs);
+    for (;;) {
+      try {
+        return f();
+      } catch (const StoreError&) {
+        const int code = last_error_ & 0xff;
+        if ((code != SQLITE_BUSY && code != SQLITE_LOCKED) || std::chrono::steady_clock::now() > deadline) throw;
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      }
+    }
   }
 
   std::string description() const override {
@@ -181,7 +214,13 @@ class SqliteConnection final : public SqlConnection {
   }
 
  private:
+  [[noreturn]] void fail(int rc) {
+    last_error_ = rc;
+    throw StoreError(fix_for(rc, path_, sqlite3_errmsg(db_)));
+  }
+
   std::string path_;
+  int last_error_ = SQLITE_OK;
   std::string network_fs_;
   std::string journal_;
   sqlite3* db_ = nullptr;

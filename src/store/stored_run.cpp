@@ -66,7 +66,10 @@ RunToStore run_to_store(const Manifest& manifest, const std::vector<nlohmann::js
   }
   StoredRun& run = out.run;
   run.run_id = manifest.run_id;
-  run.machine = text_at(manifest.orchestrator, "/hostname");
+  // A cluster run's node by its Slurm name (nodes may share a host name,
+  // as the local test cluster's do); else the host name.
+  run.machine = manifest.cluster && !manifest.cluster->node.empty() ? manifest.cluster->node
+                                                                      : text_at(manifest.orchestrator, "/hostname");
   run.started_at = manifest.started_at;
   run.ended_at = manifest.ended_at;
   run.status = run_status_text(manifest.status);

@@ -34,7 +34,7 @@ struct StoredComparison {
 struct StoredRun {
   std::int64_t key = 0;  // the store's own
   std::string run_id;
-  std::string machine;  // the orchestrator's host name
+  std::string machine;  // the orchestrator's host name; a cluster run's node name
   std::string started_at, ended_at;  // ISO 8601, UTC
   std::string status;                // the manifest's: "completed", "interrupted", ...
   std::string folder;                // where the run was written

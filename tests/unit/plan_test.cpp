@@ -319,6 +319,32 @@ TEST(Plan, TheManifestRecordsWhatEachEnvironmentsOptionsChange) {
   EXPECT_EQ(read.requested_fields.at("docker:cpus=1"), std::vector<std::string>{"/cgroup/cpu_quota"});
 }
 
+TEST(Plan, ALabelNamesAnEnvironmentAndTheManifestKeepsWhatWasWritten) {
+  // label=NAME: a series keeps its name when the options behind it change.
+  Plan p;
+  p.cases = {CaseSpec{}};
+  p.environments = parse_environment_list("host,docker:cpus=1.5,label=docker");
+  ASSERT_EQ(p.environments.size(), 2u);
+  const EnvironmentRequest& docker = p.environments[1];
+  EXPECT_EQ(docker.text, "docker");
+  EXPECT_EQ(docker.written, "docker:cpus=1.5,label=docker");
+  EXPECT_EQ(docker.options, (std::map<std::string, std::string>{{"cpus", "1.5"}}));
+  EXPECT_DOUBLE_EQ(*docker.container.cpus, 1.5);
+  const nlohmann::json j = p;
+  EXPECT_EQ(j["environments"], nlohmann::json({"host", "docker"}));
+  EXPECT_EQ(j["environments_written"]["docker"], "docker:cpus=1.5,label=docker");
+  EXPECT_EQ(j["requested_fields"]["docker"], nlohmann::json({"/cgroup/cpu_quota"}));
+  // A resume parses what was written, under the same label.
+  const Plan resumed = plan_to_resume(read_recorded_plan(j));
+  EXPECT_EQ(resumed.environments[1].text, "docker");
+  EXPECT_DOUBLE_EQ(*resumed.environments[1].container.cpus, 1.5);
+  // Two environments under one label, or a label that is no name, are refused.
+  EXPECT_THAT(testing::error_of<UsageError>([] { parse_environment_list("docker:label=a,runc:label=a"); }),
+              HasSubstr("are both labelled a"));
+  EXPECT_THAT(testing::error_of<UsageError>([] { parse_environment_list("docker:label=a/b"); }),
+              HasSubstr("give a name of letters, digits"));
+}
+
 TEST(Plan, StreamSizesItselfFromTheCacheUnlessTold) {
   PlanRequest r;
   r.workloads = {"stream/copy"};

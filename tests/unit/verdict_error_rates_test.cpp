@@ -58,6 +58,8 @@ TEST(VerdictErrorRates, TheIntervalCoversTheTruthAndAAIsRarelySlower) {
   }
   ASSERT_EQ(bounded, kTrials);
   const double coverage = static_cast<double>(covered) / bounded;
+  RecordProperty("coverage", std::to_string(coverage));
+  RecordProperty("aa_slower", std::to_string(static_cast<double>(slower) / kTrials));
   // 95% claimed; with 600 trials the sampling error is about 1%.
   EXPECT_GE(coverage, 0.93) << coverage;
   EXPECT_LE(coverage, 0.995) << coverage;
@@ -77,12 +79,15 @@ TEST(VerdictErrorRates, AShiftOfTheClaimedDetectableOverheadIsFoundAboutFourTime
   int found = 0;
   for (int i = 0; i < kTrials; ++i) found += simulate(rng, 1 + detectable).o.verdict == Verdict::slower;
   const double power = static_cast<double>(found) / kTrials;
+  RecordProperty("claimed_detectable", std::to_string(detectable));
+  RecordProperty("power_at_claimed", std::to_string(power));
   EXPECT_GE(power, 0.70) << "claimed 80% at +" << 100 * detectable << "%";
   // And a 5% shift, this machine's usual question, is found at least that often
   // where the claim is below 5%.
   if (detectable <= 0.05) {
     int five = 0;
     for (int i = 0; i < kTrials; ++i) five += simulate(rng, 1.05).o.verdict == Verdict::slower;
+    RecordProperty("power_at_5_percent", std::to_string(static_cast<double>(five) / kTrials));
     EXPECT_GE(static_cast<double>(five) / kTrials, 0.75);
   }
 }
