@@ -5,15 +5,15 @@
 #include <fmt/format.h>
 
 #include "analysis/noise_floor.h"
+#include "core/statistics.h"
 
 namespace dlcbench {
 namespace {
 
-constexpr double kZ95 = 1.959963984540054;
 
 double log_se(double low, double high) {
   if (!std::isfinite(low) || !std::isfinite(high) || low <= 0 || high <= 0) return std::nan("");
-  return (std::log(high) - std::log(low)) / (2 * kZ95);
+  return (std::log(high) - std::log(low)) / (2 * kNormalQuantile975);
 }
 
 // The verdict of an interval [low, high] of a ratio against the bound 1 + m,
@@ -96,8 +96,8 @@ GateResult gate_run(const Analysis& a, const Manifest& m, double max_overhead,
         const double se = std::hypot(log_se(o.headline.time_low, o.headline.time_high),
                                      log_se(ref->second.headline.time_low, ref->second.headline.time_high));
         g.ratio = o.headline.time_ratio / ref->second.headline.time_ratio;
-        g.low = std::isfinite(se) ? g.ratio * std::exp(-kZ95 * se) : std::nan("");
-        g.high = std::isfinite(se) ? g.ratio * std::exp(kZ95 * se) : std::nan("");
+        g.low = std::isfinite(se) ? g.ratio * std::exp(-kNormalQuantile975 * se) : std::nan("");
+        g.high = std::isfinite(se) ? g.ratio * std::exp(kNormalQuantile975 * se) : std::nan("");
       }
       judge(g, max_overhead);
       if (g.outcome == GateOutcome::cannot_tell && g.rounds_needed == 0 && !std::isfinite(g.low) && o.runs_needed > 0) {

@@ -7,10 +7,11 @@
 
 #include <boost/math/distributions/students_t.hpp>
 
+#include "core/statistics.h"
+
 namespace dlcbench {
 namespace {
 
-constexpr double kZ95 = 1.959963984540054;
 // A series needs this many neighbouring differences to estimate its own
 // drift; fewer take every series' together.
 constexpr std::size_t kOwnDriftDifferences = 3;
@@ -59,7 +60,7 @@ double HistoryEntry::log_ratio() const { return std::log(headline.time_ratio); }
 
 double HistoryEntry::standard_error() const {
   if (!headline.bounded() || headline.time_low <= 0 || headline.time_high <= 0) return std::nan("");
-  return (std::log(headline.time_high) - std::log(headline.time_low)) / (2 * kZ95);
+  return (std::log(headline.time_high) - std::log(headline.time_low)) / (2 * kNormalQuantile975);
 }
 
 std::vector<FactChange> changed_facts(const std::map<std::string, std::string>& before,
@@ -126,7 +127,7 @@ History analyze_history(std::vector<HistorySeries> series, double alpha) {
                               ? se * se * se * se / (drift_variance_of_step * drift_variance_of_step / drift_df)
                               : std::numeric_limits<double>::infinity();
         const bool normal = !std::isfinite(df) || df > 1e6;
-        const double t95 = normal ? kZ95 : boost::math::quantile(boost::math::students_t(df), 0.975);
+        const double t95 = normal ? kNormalQuantile975 : boost::math::quantile(boost::math::students_t(df), 0.975);
         step.tested = true;
         step.ratio_low = std::exp(d - t95 * se);
         step.ratio_high = std::exp(d + t95 * se);
@@ -158,7 +159,7 @@ History analyze_history(std::vector<HistorySeries> series, double alpha) {
         const auto& after = sh.series.entries[back.to];
         // Back to where it was: the run between is the odd one.
         const double se = std::hypot(before.standard_error(), after.standard_error());
-        if (std::isfinite(se) && std::abs(after.log_ratio() - before.log_ratio()) < kZ95 * std::hypot(se, sh.drift * std::sqrt(2.0))) {
+        if (std::isfinite(se) && std::abs(after.log_ratio() - before.log_ratio()) < kNormalQuantile975 * std::hypot(se, sh.drift * std::sqrt(2.0))) {
           up.transient = back.transient = true;
           ++h.transients;
         }

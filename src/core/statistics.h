@@ -11,6 +11,10 @@
 
 namespace dlcbench {
 
+// The standard normal's 97.5% quantile: a 95% interval is +- this many
+// standard errors.
+inline constexpr double kNormalQuantile975 = 1.959963984540054;
+
 struct Summary {
   std::size_t n = 0;
   double mean = 0, stddev = 0, median = 0, min = 0, max = 0;

@@ -54,7 +54,7 @@ std::string now_utc() {
 
 // PostgreSQL numbers its parameters: `?` becomes $1, $2, ... (the store's
 // queries hold no `?` inside a literal).
-std::string in_dialect(const std::string& sql, SqlDialect dialect) {
+std::string numbered_parameters(const std::string& sql, SqlDialect dialect) {
   if (dialect == SqlDialect::sqlite) return sql;
   std::string out;
   int n = 0;
@@ -168,7 +168,7 @@ class SqlStore final : public ResultsStore {
 
  private:
   std::vector<SqlRow> q(const std::string& sql, const std::vector<SqlValue>& params = {}) {
-    return db_->query(in_dialect(sql, db_->dialect()), params);
+    return db_->query(numbered_parameters(sql, db_->dialect()), params);
   }
 
   int version() {
