@@ -108,7 +108,11 @@ TEST(Charliecloud, AnOrdinaryUserMeasuresHostAndChRunWithoutRoot) {
     }
     argv = {"setpriv", fmt::format("--reuid={}", nobody->pw_uid), fmt::format("--regid={}", nobody->pw_gid),
             "--init-groups", "--inh-caps=-all", DLCBENCH_BINARY};
-    env = {{"USER", "nobody"}, {"LOGNAME", "nobody"}, {"HOME", dir.path().string()}};
+    // Its results store is its own too (the tests' store is root's).
+    env = {{"USER", "nobody"},
+           {"LOGNAME", "nobody"},
+           {"HOME", dir.path().string()},
+           {"DLCBENCH_STORE", (dir.path() / "store.sqlite").string()}};
   }
   const auto args = small_run(out);
   argv.insert(argv.end(), args.begin(), args.end());

@@ -204,6 +204,10 @@ std::vector<OptionRow> option_table(const Fixture& f) {
           "my-run_1.0");
   run_row("--run-folder", {empty, "relative/run"}, "empty, relative folders", (f.out / "named").string());
   run_row("--cgroup-parent", {empty, "relative"}, "empty, not starting with /", "/dlcbench-node-x");
+  run_row("--store", {empty, "mysql://db/dlcbench"}, "empty, URLs other than postgresql://",
+          (f.dir.path() / "store.sqlite").string());
+  run_row("--no-store", {"maybe"}, "values other than true, false or a count", "");
+  rows.back().flag = true;
   for (const char* flag : {"--keep-images", "--keep-going", "--allow-mismatch", "--dry-run", "--pin-threads",
                            "--no-pin-threads", "--hold-samples", "--no-hold-samples", "--slurm", "--shared-folder",
                            "--take-turns", "--verbose"}) {
