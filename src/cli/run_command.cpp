@@ -29,6 +29,7 @@
 #include "orchestrator/wall_time_estimate.h"
 #include "report/console.h"
 #include "store/store_location.h"
+#include "store/stored_run.h"
 
 namespace fs = std::filesystem;
 
@@ -163,9 +164,7 @@ int report_run(const SessionEnd& end, bool verbose, const std::optional<StoreLoc
   // A completed run goes into the results store too; a store that fails
   // loses nothing (the folder is the record) but is an error all the same.
   bool store_failed = false;
-  const bool completed =
-      manifest.status == RunStatus::completed || manifest.status == RunStatus::completed_with_failures;
-  if (store && completed && !end.interrupted) {
+  if (store && storable(manifest.status) && !end.interrupted) {
     const StoreOutcome stored = add_to_store(*store, manifest, content, analysis, dir);
     if (stored.stored) {
       std::cout << fmt::format("stored in {}\n", stored.description);

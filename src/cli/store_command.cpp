@@ -33,7 +33,8 @@ StoreLocation location_of(const StoreOptions& o) {
 }
 
 int add(const StoreOptions& o) {
-  const StoreLocation where = location_of(o);
+  // A StoreError reaches exit_code_of: "error: ..." and exit 1.
+  const auto store = open_store(location_of(o));
   int added = 0, replaced = 0;
   for (const auto& given : o.folders) {
     const auto folders = run_folders(given);
@@ -43,23 +44,19 @@ int add(const StoreOptions& o) {
                                    given));
     for (const auto& dir : folders) {
       const LoadedRun run = load_run(dir);
-      if (run.manifest.status != RunStatus::completed && run.manifest.status != RunStatus::completed_with_failures)
+      if (!storable(run.manifest.status))
         throw UsageError(fmt::format("{}: the run is {}, not completed: `dlcbench run --resume {}` finishes it, "
                                      "and its end adds it to the store",
                                      dir.string(), run_status_text(run.manifest.status), dir.string()));
-      const StoreOutcome outcome = add_to_store(where, run.manifest, run.content, run.analysis, dir);
-      if (!outcome.stored) {
-        std::cerr << fmt::format("error: {}\n", outcome.error);
-        return kExitFailure;
-      }
-      (outcome.added ? added : replaced) += 1;
+      const bool is_new = store->add(run_to_store(run.manifest, run.content.records, run.analysis, dir));
+      (is_new ? added : replaced) += 1;
       std::size_t comparisons = 0;
       for (const auto& c : run.analysis.cases) comparisons += c.overheads.size();
-      std::cout << fmt::format("{} {} ({} comparisons) from {}\n", outcome.added ? "added" : "updated",
+      std::cout << fmt::format("{} {} ({} comparisons) from {}\n", is_new ? "added" : "updated",
                                run.manifest.run_id, comparisons, dir.string());
     }
   }
-  std::cout << fmt::format("{} added, {} updated in {}\n", added, replaced, open_store(where)->description());
+  std::cout << fmt::format("{} added, {} updated in {}\n", added, replaced, store->description());
   return kExitOk;
 }
 

@@ -17,7 +17,7 @@ StoreOutcome add_to_store(const StoreLocation& where, const Manifest& manifest, 
   try {
     const auto store = open_store(where);
     out.description = store->description();
-    out.added = store->add(run_to_store(manifest, content.records, analysis, dir));
+    store->add(run_to_store(manifest, content.records, analysis, dir));
     out.stored = true;
   } catch (const StoreError& e) {
     out.error = e.what();
@@ -34,18 +34,19 @@ std::vector<std::filesystem::path> run_folders(const std::filesystem::path& dir)
 }
 
 bool add_cluster_to_store(const StoreLocation& where, const std::filesystem::path& dir) {
-  for (const auto& node : run_folders(dir)) {
-    const LoadedRun run = load_run(node);
-    if (run.manifest.status != RunStatus::completed && run.manifest.status != RunStatus::completed_with_failures)
-      continue;
-    const StoreOutcome stored = add_to_store(where, run.manifest, run.content, run.analysis, node);
-    if (!stored.stored) {
-      std::cerr << fmt::format("error: {}; the node's folder {} is complete: `dlcbench store add {}` adds the run "
-                               "once the store is mended\n",
-                               stored.error, node.string(), dir.string());
-      return false;
+  try {
+    const auto store = open_store(where);
+    for (const auto& folder : run_folders(dir)) {
+      const LoadedRun run = load_run(folder);
+      if (!storable(run.manifest.status)) continue;
+      store->add(run_to_store(run.manifest, run.content.records, run.analysis, folder));
+      std::cout << fmt::format("stored {} in {}\n", folder.string(), store->description());
     }
-    std::cout << fmt::format("stored {} in {}\n", node.string(), stored.description);
+  } catch (const StoreError& e) {
+    std::cerr << fmt::format("error: {}; the nodes' folders under {} are complete: `dlcbench store add {}` adds "
+                             "them once the store is mended\n",
+                             e.what(), dir.string(), dir.string());
+    return false;
   }
   return true;
 }

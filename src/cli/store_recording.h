@@ -1,7 +1,7 @@
 // A finished run into the results store (issue 40), as `run`, `explain`,
-// `calibrate`, `--resume` and `store add` do it: the run's folder is the
-// record, the store a copy for history and gate, so a store that fails
-// loses nothing.
+// `calibrate`, `--resume` and a Slurm run do it at their end: the run's
+// folder is the record, the store a copy for history and gate, so a store
+// that fails loses nothing.
 #pragma once
 
 #include <filesystem>
@@ -18,9 +18,8 @@ namespace dlcbench::cli {
 
 struct StoreOutcome {
   bool stored = false;
-  bool added = false;        // new in the store (else it replaced the run of the same id)
-  std::string description;   // "SQLite /path (WAL)"
-  std::string error;         // the StoreError's message, with what to do
+  std::string description;  // "SQLite /path (WAL)"
+  std::string error;        // the StoreError's message, with what to do
 };
 
 // Adds the run in `dir` (its manifest, records and analysis) to the store at

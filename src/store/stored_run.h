@@ -51,6 +51,12 @@ struct RunToStore {
   std::vector<std::string> records;  // results.jsonl's records, one JSON text each
 };
 
+// A run the store keeps: completed, with or without failed launches (an
+// interrupted run is added by the --resume that completes it).
+inline bool storable(RunStatus status) {
+  return status == RunStatus::completed || status == RunStatus::completed_with_failures;
+}
+
 // The run in `folder`, from its manifest, its records and their analysis.
 // The manifest records the names of passed variables only (a value may be a
 // secret), and so does the store.

@@ -4,6 +4,8 @@
 // between runs raise a false alarm at most as often as alpha says.
 #include "analysis/history.h"
 
+#include "core/statistics.h"
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -17,7 +19,6 @@
 namespace dlcbench {
 namespace {
 
-constexpr double kZ = 1.959963984540054;
 
 // An entry whose time ratio is `ratio` with a 95% interval of +-`half` (in
 // log terms), and the facts given.
@@ -104,7 +105,7 @@ double false_alarm_rate(int histories, int runs, int series_per_history, double 
         // The run's true overhead drifts; its estimate scatters within its
         // interval around that.
         const double truth = drift * z(rng);
-        const double estimate = truth + half / kZ * z(rng);
+        const double estimate = truth + half / kNormalQuantile975 * z(rng);
         e.push_back(entry(std::to_string(i), std::exp(estimate), half));
       }
       all.push_back(series_of(std::move(e), "env" + std::to_string(s)));
@@ -126,7 +127,7 @@ TEST(History, AAHistoriesWithDriftBetweenRunsRaiseFewFalseAlarms) {
   std::mt19937 rng(41);
   std::normal_distribution<double> z(0, 1);
   std::vector<HistoryEntry> e;
-  for (int i = 0; i < 12; ++i) e.push_back(entry(std::to_string(i), std::exp(0.03 * z(rng) + 0.02 / kZ * z(rng)), 0.02));
+  for (int i = 0; i < 12; ++i) e.push_back(entry(std::to_string(i), std::exp(0.03 * z(rng) + 0.02 / kNormalQuantile975 * z(rng)), 0.02));
   const History one = analyze_history({series_of(e)});
   EXPECT_GT(one.series[0].drift, 0.01);
 }
@@ -142,7 +143,7 @@ double power(double shift, unsigned seed) {
     std::vector<HistoryEntry> e;
     for (int i = 0; i < 10; ++i) {
       const double truth = (i >= 5 ? std::log(1 + shift) : 0) + 0.03 * z(rng);
-      e.push_back(entry(std::to_string(i), std::exp(truth + 0.02 / kZ * z(rng)), 0.02));
+      e.push_back(entry(std::to_string(i), std::exp(truth + 0.02 / kNormalQuantile975 * z(rng)), 0.02));
     }
     const History h = analyze_history({series_of(e)});
     found += h.series[0].steps[4].flagged ? 1 : 0;
